@@ -1,0 +1,1 @@
+//! Conformance test crate; the tests live in tests/.

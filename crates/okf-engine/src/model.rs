@@ -1,0 +1,348 @@
+//! Typed data model of the producer index `okf-context-index.v1` (spec §1.1, §1.4).
+//!
+//! Every object of the format is closed, so every struct rejects unknown fields. Shape
+//! (types, required keys, enums) is checked by serde; the value rules of spec §2 are checked
+//! by [`crate::validate`].
+
+use serde::{Deserialize, Serialize};
+
+/// The producer index, as published by a bundle author.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexDocument {
+    /// Always `okf-context-index.v1`.
+    pub schema: String,
+    /// Identity of the bundle this index belongs to.
+    pub bundle: Bundle,
+    /// What the index as a whole claims to cover.
+    pub scope: String,
+    /// Author-declared limitations, copied into every package.
+    pub limitations: Vec<String>,
+    /// Concept, evidence and scope records.
+    pub records: Vec<Record>,
+    /// Directed assertions between records.
+    pub assertions: Vec<Assertion>,
+    /// Author-declared evidence requirements.
+    pub requirements: Vec<Requirement>,
+}
+
+/// Bundle identity `{id, snapshot, source_url}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bundle {
+    /// IRI of the bundle.
+    pub id: String,
+    /// Snapshot label; may be empty (spec W3).
+    pub snapshot: String,
+    /// HTTP URL the bundle is published at; the default binding URL.
+    pub source_url: String,
+}
+
+/// The kind of a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecordKind {
+    /// A declared meaning that questions resolve to through its label and aliases.
+    Concept,
+    /// A source passage.
+    Evidence,
+    /// A statement of scope.
+    Scope,
+}
+
+/// How an item was asserted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AssertionStatus {
+    /// Stated by the official source.
+    Official,
+    /// Normalised from a source by the author.
+    Normalized,
+    /// Inferred by the author.
+    Inferred,
+    /// Produced with a model's help.
+    ModelDerived,
+}
+
+impl AssertionStatus {
+    /// Authority classes that are consistent with this status (spec §3.7).
+    pub fn allowed_authority_classes(self) -> &'static [&'static str] {
+        match self {
+            AssertionStatus::Official => &["official"],
+            AssertionStatus::ModelDerived => &["model-assisted", "synthetic"],
+            AssertionStatus::Normalized | AssertionStatus::Inferred => &["derived", "synthetic"],
+        }
+    }
+}
+
+/// Who may see a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Access {
+    /// May be emitted in packages.
+    Public,
+    /// Never selected, expanded or quoted.
+    Restricted,
+}
+
+/// Authority of a record or assertion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Authority {
+    /// Authority class, for example `official` or `derived`.
+    pub class: String,
+    /// Human-readable authority.
+    pub label: String,
+    /// HTTP URL of the authority.
+    pub source: String,
+}
+
+/// One provenance entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// Source URL.
+    pub url: String,
+    /// SHA-256 of the source.
+    pub source_sha256: String,
+    /// Where in the source.
+    pub locator: String,
+    /// When the source was captured (RFC 3339 timestamp).
+    pub captured_at: String,
+    /// Optional date printed in the source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_date: Option<String>,
+    /// What `source_date` means.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_date_kind: Option<String>,
+    /// SHA-256 of the whole record text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub literal_sha256: Option<String>,
+}
+
+/// An alias: a plain case-insensitive string, or an object with explicit case sensitivity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Alias {
+    /// Case-insensitive alias text.
+    Plain(String),
+    /// Alias with explicit case sensitivity.
+    Object(AliasObject),
+}
+
+/// The object form of an alias.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AliasObject {
+    /// Alias text.
+    pub label: String,
+    /// Whether the alias only matches with the same letter case.
+    pub case_sensitive: bool,
+}
+
+impl Alias {
+    /// The alias text.
+    pub fn text(&self) -> &str {
+        match self {
+            Alias::Plain(s) => s,
+            Alias::Object(o) => &o.label,
+        }
+    }
+    /// Whether the alias matches case-sensitively.
+    pub fn case_sensitive(&self) -> bool {
+        matches!(
+            self,
+            Alias::Object(AliasObject {
+                case_sensitive: true,
+                ..
+            })
+        )
+    }
+}
+
+/// A record of the index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    /// IRI, unique among records.
+    pub id: String,
+    /// Safe relative route such as `evidence/library`.
+    pub route: String,
+    /// Label, 1–500 characters.
+    pub label: String,
+    /// Concept, evidence or scope.
+    pub kind: RecordKind,
+    /// Passage or description text.
+    pub text: String,
+    /// How the record was asserted.
+    pub assertion_status: AssertionStatus,
+    /// Who stands behind the record.
+    pub authority: Authority,
+    /// Applicability scope of the record.
+    pub scope: String,
+    /// Where the text comes from.
+    pub provenance: Vec<Provenance>,
+    /// Basis for reuse.
+    pub rights: String,
+    /// Public or restricted.
+    pub access: Access,
+    /// Declared aliases (concepts resolve through them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aliases: Option<Vec<Alias>>,
+    /// Review status label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_status: Option<String>,
+    /// Ids this record is declared to conflict with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conflicts_with: Option<Vec<String>>,
+    /// Evidence-unit metadata binding the text to source spans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_unit: Option<EvidenceUnit>,
+}
+
+/// A directed assertion (edge) between two records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Assertion {
+    /// IRI, unique among assertions.
+    pub id: String,
+    /// Record id the edge starts from.
+    pub source: String,
+    /// Record id the edge points to.
+    pub target: String,
+    /// Predicate IRI; only five are followed.
+    pub predicate: String,
+    /// Human-readable label.
+    pub label: String,
+    /// How the assertion was made.
+    pub assertion_status: AssertionStatus,
+    /// Who stands behind it.
+    pub authority: Authority,
+    /// Applicability scope.
+    pub scope: String,
+    /// Where it comes from.
+    pub provenance: Vec<Provenance>,
+    /// Id of the assertion this one was derived from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_assertion_id: Option<String>,
+    /// Routing condition: the edge is followed only when all listed concepts were resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_guard: Option<ContextGuard>,
+}
+
+/// Routing guard of an assertion (spec §3.6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextGuard {
+    /// 1–8 unique concept ids that must all be resolved.
+    pub when_all: Vec<String>,
+}
+
+/// An author-declared evidence requirement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requirement {
+    /// IRI, unique among requirements.
+    pub id: String,
+    /// Human-readable label.
+    pub label: String,
+    /// Concepts that must all be resolved for the requirement to apply.
+    pub when_all: Vec<String>,
+    /// Record ids that must be selected.
+    pub required: Vec<String>,
+    /// Applicability scope.
+    pub scope: String,
+    /// Further resolved concepts this requirement covers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covers: Option<Vec<String>>,
+    /// Directed paths that must be present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required_paths: Option<Vec<PathSpec>>,
+    /// Limitations of this requirement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limitations: Option<Vec<String>>,
+}
+
+/// A directed path `{seed, assertions, records}`; used in requirements and packages.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathSpec {
+    /// First record of the path.
+    pub seed: String,
+    /// Assertion ids, one per hop.
+    pub assertions: Vec<String>,
+    /// Record ids, one more than the hops; `records[0] == seed`.
+    pub records: Vec<String>,
+}
+
+/// Evidence-unit metadata `okf-evidence-unit.v1` (spec §1.4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvidenceUnit {
+    /// Always `okf-evidence-unit.v1`.
+    pub schema: String,
+    /// Unit kind, for example `paragraph`.
+    pub kind: String,
+    /// `machine-detected` or `author-declared`.
+    pub boundary_status: String,
+    /// `complete-within-declared-boundary`, `unresolved` or `fallback`.
+    pub completeness: String,
+    /// Always `utf-8-bytes`.
+    pub offset_unit: String,
+    /// `""`, `"\n"` or `"\n\n"`.
+    pub joiner: String,
+    /// 1–32 spans tiling the text.
+    pub spans: Vec<Span>,
+}
+
+/// One span of an evidence unit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Span {
+    /// Source document URL.
+    pub source_url: String,
+    /// SHA-256 of the source document.
+    pub source_sha256: String,
+    /// Extraction URL.
+    pub extraction_url: String,
+    /// SHA-256 of the extraction.
+    pub extraction_sha256: String,
+    /// SHA-256 of the decoded source text.
+    pub source_text_sha256: String,
+    /// SHA-256 of the unit bytes this span covers.
+    pub literal_sha256: String,
+    /// Locator inside the source.
+    pub locator: String,
+    /// Byte length of the decoded source text.
+    pub source_text_bytes: u64,
+    /// Start offset in the source text (UTF-8 bytes).
+    pub source_start: u64,
+    /// End offset in the source text (exclusive).
+    pub source_end: u64,
+    /// Start offset in the record text.
+    pub unit_start: u64,
+    /// End offset in the record text (exclusive).
+    pub unit_end: u64,
+}
+
+/// The binding of a package to the exact index it was assembled from (spec §1.2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Binding {
+    /// HTTP URL of the index.
+    pub index_url: String,
+    /// SHA-256 of the index (hex64).
+    pub index_sha256: String,
+}
+
+/// The only predicates traversal follows.
+pub const SUPPORTED_PREDICATES: [&str; 5] = [
+    "http://purl.org/dc/terms/references",
+    "http://purl.org/dc/terms/requires",
+    "http://www.w3.org/2004/02/skos/core#related",
+    "http://www.w3.org/2004/02/skos/core#narrower",
+    "http://www.w3.org/2004/02/skos/core#broader",
+];
+
+/// The predicate that declares a context dependency.
+pub const REQUIRES_PREDICATE: &str = "http://purl.org/dc/terms/requires";

@@ -1,0 +1,444 @@
+//! Writing the `okf-governed-context.v1` package as canonical JSON, and its identity (spec §4).
+//!
+//! The writer emits keys already in canonical (UTF-16) order, so the bytes it produces are the
+//! canonical JSON of the package without a separate sorting step. Records and assertions are
+//! copied from the canonical JSON precomputed when the index was loaded.
+
+use crate::assemble::{EvidenceStatus, Issue, Pass, limits, msg};
+use crate::canonical::{ByteCounter, Sink, sha256_hex, write_str, write_u64};
+use crate::error::Error;
+use crate::model::Requirement;
+
+/// This engine's identifier, written into every package's `engine` field. It carries the crate
+/// version so that any change of output semantics changes the identifier too (spec W19).
+pub const ENGINE_ID: &str = concat!("ask-okf-engine/", env!("CARGO_PKG_VERSION"));
+
+/// Schema identifier of the package.
+pub const PACKAGE_SCHEMA: &str = "okf-governed-context.v1";
+
+/// An assembled package: its canonical JSON bytes and the facts adapters need without parsing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assembled {
+    /// Canonical compact JSON of the package; `used_bytes` is its length.
+    pub json: String,
+    /// `urn:sha256:` identity of the package.
+    pub context_id: String,
+    /// Byte length of `json`.
+    pub used_bytes: u64,
+    /// The package's evidence status.
+    pub evidence_status: EvidenceStatus,
+}
+
+/// A read-only view of a finished pass, ready to be written.
+pub(crate) struct PackageView<'p, 's, 'a> {
+    pass: &'p Pass<'s, 'a>,
+}
+
+impl<'p, 's, 'a> PackageView<'p, 's, 'a> {
+    pub(crate) fn new(pass: &'p Pass<'s, 'a>) -> Self {
+        PackageView { pass }
+    }
+}
+
+/// How the two identity fields are written.
+#[derive(Clone, Copy)]
+enum Identity {
+    /// Both left out: the hash input of §4.3.
+    Omitted,
+    /// An empty id and zero bytes, as measured while trimming (spec §3.10).
+    Placeholder,
+}
+
+/// Offsets in the `Omitted` output where the identity fields belong.
+#[derive(Default)]
+struct Marks {
+    context_id: usize,
+    used_bytes: usize,
+}
+
+/// Bytes of the package with an empty `context_id` and `used_bytes` 0.
+pub(crate) fn measure(view: &PackageView<'_, '_, '_>) -> u64 {
+    let mut counter = ByteCounter::default();
+    write_package(&mut counter, view, Identity::Placeholder);
+    counter.0 as u64
+}
+
+/// Computes the identity and writes the final bytes (spec §3.10 finalising, §4.3).
+pub(crate) fn finalize(view: &PackageView<'_, '_, '_>) -> Result<Assembled, Error> {
+    let mut unsigned = String::new();
+    let marks = write_package(&mut unsigned, view, Identity::Omitted);
+    let context_id = format!("urn:sha256:{}", sha256_hex(unsigned.as_bytes()));
+    let id_field = format!("\"context_id\":\"{context_id}\",");
+    let fixed = unsigned.len() + id_field.len() + ",\"used_bytes\":".len();
+    // The digit count of used_bytes feeds back into its value; iterate to the fixed point.
+    let mut used = fixed as u64 + 1;
+    loop {
+        let next = fixed as u64 + digits(used);
+        if next == used {
+            break;
+        }
+        used = next;
+    }
+    let mut json = String::with_capacity(usize::try_from(used).unwrap_or(0));
+    // `budget` sorts before `context_id`, so the used_bytes mark comes first.
+    json.push_str(&unsigned[..marks.used_bytes]);
+    json.push_str(",\"used_bytes\":");
+    write_u64(&mut json, used);
+    json.push_str(&unsigned[marks.used_bytes..marks.context_id]);
+    json.push_str(&id_field);
+    json.push_str(&unsigned[marks.context_id..]);
+    debug_assert_eq!(json.len() as u64, used);
+    let max_bytes = view.pass.setup.budget.max_bytes;
+    if used > max_bytes {
+        return Err(Error::PackageTooSmall {
+            max_bytes,
+            needed: used,
+        });
+    }
+    Ok(Assembled {
+        json,
+        context_id,
+        used_bytes: used,
+        evidence_status: view.pass_status(),
+    })
+}
+
+fn digits(n: u64) -> u64 {
+    let mut d = 1;
+    let mut v = n;
+    while v >= 10 {
+        v /= 10;
+        d += 1;
+    }
+    d
+}
+
+impl PackageView<'_, '_, '_> {
+    fn pass_status(&self) -> EvidenceStatus {
+        if self.pass.fallback {
+            EvidenceStatus::Insufficient
+        } else {
+            self.pass.status
+        }
+    }
+}
+
+fn write_strs<S: Sink + ?Sized, T: AsRef<str>>(out: &mut S, items: impl IntoIterator<Item = T>) {
+    out.byte(b'[');
+    for (i, s) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.byte(b',');
+        }
+        write_str(out, s.as_ref());
+    }
+    out.byte(b']');
+}
+
+fn write_issue<S: Sink + ?Sized>(out: &mut S, code: &str, ids: &[String], message: &str) {
+    out.raw("{\"code\":");
+    write_str(out, code);
+    out.raw(",\"ids\":");
+    write_strs(out, ids);
+    out.raw(",\"message\":");
+    write_str(out, message);
+    out.byte(b'}');
+}
+
+fn write_issues<S: Sink + ?Sized>(out: &mut S, issues: &[Issue]) {
+    out.byte(b'[');
+    for (i, issue) in issues.iter().enumerate() {
+        if i > 0 {
+            out.byte(b',');
+        }
+        write_issue(out, issue.code, &issue.ids, &issue.message);
+    }
+    out.byte(b']');
+}
+
+fn write_path_spec<S: Sink + ?Sized>(
+    out: &mut S,
+    assertions: &[&str],
+    records: &[&str],
+    seed: &str,
+) {
+    out.raw("{\"assertions\":");
+    write_strs(out, assertions);
+    out.raw(",\"records\":");
+    write_strs(out, records);
+    out.raw(",\"seed\":");
+    write_str(out, seed);
+    out.byte(b'}');
+}
+
+fn write_requirement<S: Sink + ?Sized>(out: &mut S, req: &Requirement, missing: &[String]) {
+    out.byte(b'{');
+    if let Some(covers) = &req.covers {
+        out.raw("\"covers\":");
+        write_strs(out, covers);
+        out.byte(b',');
+    }
+    out.raw("\"id\":");
+    write_str(out, &req.id);
+    out.raw(",\"label\":");
+    write_str(out, &req.label);
+    if let Some(limitations) = &req.limitations {
+        out.raw(",\"limitations\":");
+        write_strs(out, limitations);
+    }
+    out.raw(",\"missing\":");
+    write_strs(out, missing);
+    out.raw(",\"required\":");
+    write_strs(out, &req.required);
+    if let Some(paths) = &req.required_paths {
+        out.raw(",\"required_paths\":[");
+        for (i, p) in paths.iter().enumerate() {
+            if i > 0 {
+                out.byte(b',');
+            }
+            let a: Vec<&str> = p.assertions.iter().map(String::as_str).collect();
+            let r: Vec<&str> = p.records.iter().map(String::as_str).collect();
+            write_path_spec(out, &a, &r, &p.seed);
+        }
+        out.byte(b']');
+    }
+    out.raw(",\"scope\":");
+    write_str(out, &req.scope);
+    out.raw(",\"status\":");
+    write_str(
+        out,
+        if missing.is_empty() {
+            "supported-within-declared-scope"
+        } else {
+            "insufficient"
+        },
+    );
+    out.raw(",\"when_all\":");
+    write_strs(out, &req.when_all);
+    out.byte(b'}');
+}
+
+/// Writes the whole package in canonical key order.
+fn write_package<S: Sink>(
+    out: &mut S,
+    view: &PackageView<'_, '_, '_>,
+    identity: Identity,
+) -> Marks {
+    let pass = view.pass;
+    let setup = pass.setup;
+    let index = setup.index;
+    let doc = index.document();
+    let fallback = pass.fallback;
+    let mut marks = Marks::default();
+
+    out.raw("{\"ai_answer\":null,\"ambiguities\":[");
+    if !fallback {
+        for (i, a) in setup.resolution.ambiguities.iter().enumerate() {
+            if i > 0 {
+                out.byte(b',');
+            }
+            out.raw("{\"candidates\":");
+            write_strs(out, &a.candidates);
+            out.raw(",\"phrase\":");
+            write_str(out, &a.phrase);
+            out.byte(b'}');
+        }
+    }
+    out.raw("],\"binding\":{\"index_sha256\":");
+    write_str(out, &setup.binding.index_sha256);
+    out.raw(",\"index_url\":");
+    write_str(out, &setup.binding.index_url);
+    let budget = &setup.budget;
+    out.raw("},\"budget\":{\"max_bytes\":");
+    write_u64(out, budget.max_bytes);
+    out.raw(",\"max_depth\":");
+    write_u64(out, budget.max_depth);
+    out.raw(",\"max_nodes\":");
+    write_u64(out, budget.max_nodes);
+    out.raw(",\"max_relationships\":");
+    write_u64(out, budget.max_relationships);
+    out.raw(",\"omissions\":");
+    if fallback {
+        out.byte(b'[');
+        write_issue(out, "byte_budget", &[], msg::METADATA_BYTE_BUDGET);
+        out.byte(b']');
+    } else {
+        write_issues(out, &pass.omissions.items);
+    }
+    out.raw(",\"reached_depth\":");
+    write_u64(out, pass.reached_depth);
+    out.raw(",\"truncated\":");
+    out.raw(if fallback || !pass.omissions.items.is_empty() {
+        "true"
+    } else {
+        "false"
+    });
+    match identity {
+        Identity::Omitted => marks.used_bytes = out.position(),
+        Identity::Placeholder => out.raw(",\"used_bytes\":0"),
+    }
+    out.raw(",\"used_nodes\":");
+    write_u64(
+        out,
+        if fallback {
+            0
+        } else {
+            pass.selections.len() as u64
+        },
+    );
+    out.raw(",\"used_relationships\":");
+    write_u64(out, if fallback { 0 } else { pass.held.len() as u64 });
+    out.raw("},\"bundle\":{\"id\":");
+    write_str(out, &doc.bundle.id);
+    out.raw(",\"snapshot\":");
+    write_str(out, &doc.bundle.snapshot);
+    out.raw(",\"source_url\":");
+    write_str(out, &doc.bundle.source_url);
+    out.raw("},\"conflicts\":");
+    if fallback {
+        out.raw("[]");
+    } else {
+        write_issues(out, &pass.conflicts.items);
+    }
+    out.byte(b',');
+    match identity {
+        Identity::Omitted => marks.context_id = out.position(),
+        Identity::Placeholder => out.raw("\"context_id\":\"\","),
+    }
+    out.raw("\"engine\":");
+    write_str(out, ENGINE_ID);
+    out.raw(",\"evidence_status\":");
+    write_str(
+        out,
+        if fallback {
+            EvidenceStatus::Insufficient.as_str()
+        } else {
+            pass.status.as_str()
+        },
+    );
+    out.raw(",\"limitations\":");
+    write_strs(out, pass.limitations());
+    out.raw(",\"missing_evidence\":");
+    if fallback {
+        out.byte(b'[');
+        write_issue(out, "metadata_budget", &[], msg::METADATA_BUDGET);
+        out.byte(b']');
+    } else {
+        write_issues(out, &pass.missing_evidence.items);
+    }
+    out.raw(",\"question\":");
+    write_str(out, setup.question);
+    out.raw(",\"relationships\":[");
+    if !fallback {
+        for (i, &a) in pass.held.iter().enumerate() {
+            if i > 0 {
+                out.byte(b',');
+            }
+            out.raw(&index.assertion_json[a as usize]);
+        }
+    }
+    out.raw("],\"requirements\":[");
+    if !fallback {
+        for (i, r) in pass.requirements.iter().enumerate() {
+            if i > 0 {
+                out.byte(b',');
+            }
+            write_requirement(out, &doc.requirements[r.requirement as usize], &r.missing);
+        }
+    }
+    out.raw("],\"resolved_concepts\":[");
+    if !fallback {
+        for (i, c) in setup.resolution.concepts.iter().enumerate() {
+            if i > 0 {
+                out.byte(b',');
+            }
+            let rec = &doc.records[c.record as usize];
+            out.raw("{\"confidence\":\"exact-alias\",\"id\":");
+            write_str(out, &rec.id);
+            out.raw(",\"label\":");
+            write_str(out, &rec.label);
+            out.raw(",\"matched\":");
+            write_strs(out, &c.matched);
+            out.raw(",\"method\":\"declared-phrase\"}");
+        }
+    }
+    out.byte(b']');
+    let guards = if fallback {
+        Vec::new()
+    } else {
+        pass.routing_guards()
+    };
+    if !guards.is_empty() {
+        out.raw(",\"routing_guards\":[");
+        for (i, (a, d)) in guards.iter().enumerate() {
+            if i > 0 {
+                out.byte(b',');
+            }
+            let assertion = &doc.assertions[*a as usize];
+            out.raw("{\"assertion_id\":");
+            write_str(out, &assertion.id);
+            out.raw(",\"missing_concepts\":");
+            write_strs(out, &d.missing);
+            out.raw(",\"source\":");
+            write_str(out, &assertion.source);
+            out.raw(",\"status\":");
+            write_str(out, if d.matched { "matched" } else { "unmatched" });
+            out.raw(",\"target\":");
+            write_str(out, &assertion.target);
+            out.raw(",\"unavailable_concepts\":");
+            write_strs(out, &d.unavailable);
+            out.raw(",\"when_all\":");
+            write_strs(out, &d.when_all);
+            out.byte(b'}');
+        }
+        out.byte(b']');
+    }
+    out.raw(",\"schema\":");
+    write_str(out, PACKAGE_SCHEMA);
+    out.raw(",\"scope\":");
+    write_str(
+        out,
+        if fallback {
+            limits::FALLBACK_SCOPE
+        } else {
+            &doc.scope
+        },
+    );
+    out.raw(",\"selected\":[");
+    if !fallback {
+        for (i, sel) in pass.selections.iter().enumerate() {
+            if i > 0 {
+                out.byte(b',');
+            }
+            out.raw("{\"paths\":[");
+            for (j, p) in sel.paths.iter().enumerate() {
+                if j > 0 {
+                    out.byte(b',');
+                }
+                let a: Vec<&str> = p
+                    .assertions
+                    .iter()
+                    .map(|&x| doc.assertions[x as usize].id.as_str())
+                    .collect();
+                let r: Vec<&str> = p
+                    .records
+                    .iter()
+                    .map(|&x| doc.records[x as usize].id.as_str())
+                    .collect();
+                write_path_spec(out, &a, &r, &doc.records[p.seed as usize].id);
+            }
+            out.raw("],\"reasons\":");
+            write_strs(out, &sel.reasons);
+            out.raw(",\"record\":");
+            out.raw(&index.record_json[sel.record as usize]);
+            out.byte(b'}');
+        }
+    }
+    out.raw("],\"unresolved_terms\":");
+    if fallback {
+        out.raw("[]");
+    } else {
+        write_strs(out, &setup.resolution.unresolved_terms);
+    }
+    out.byte(b'}');
+    marks
+}

@@ -1,0 +1,177 @@
+//! Declared-phrase resolution of a question (spec §3.3).
+
+use crate::canonical::cmp_utf16;
+use crate::index::ContextIndex;
+use crate::text::{TokenStreams, is_scaffolding};
+use std::collections::{HashMap, HashSet};
+
+/// Comparison operations resolution may spend before it stops (spec §2.4).
+pub const RESOLUTION_WORK_LIMIT: u64 = 500_000;
+
+/// A concept the question resolved to unambiguously.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedConcept {
+    /// Record index of the concept.
+    pub record: u32,
+    /// The alias or label texts that matched, first match first.
+    pub matched: Vec<String>,
+}
+
+/// A phrase that matched several concepts; none is chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ambiguity {
+    /// The matched alias text.
+    pub phrase: String,
+    /// Candidate concept ids, in code-unit order.
+    pub candidates: Vec<String>,
+}
+
+/// What a question resolves to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resolution {
+    /// Resolved concepts, sorted by id.
+    pub concepts: Vec<ResolvedConcept>,
+    /// Ambiguous phrases, sorted by phrase.
+    pub ambiguities: Vec<Ambiguity>,
+    /// Distinct folded tokens that no alias covered and that are not scaffolding, sorted.
+    pub unresolved_terms: Vec<String>,
+    /// True when the work limit stopped resolution early.
+    pub truncated: bool,
+}
+
+/// Resolves a question against the index's alias table.
+pub fn resolve(index: &ContextIndex, question: &str) -> Resolution {
+    let streams = TokenStreams::new(question);
+    let folded = &streams.folded;
+    let mut work: u64 = 0;
+    let mut truncated = false;
+
+    // Candidate spans keyed by (start, length), each with the groups that matched it.
+    let mut spans: Vec<(usize, usize, Vec<u32>)> = Vec::new();
+    let mut span_pos: HashMap<(usize, usize), usize> = HashMap::new();
+    'matching: for s in 0..folded.len() {
+        let Some(groups) = index.alias_by_first.get(&folded[s]) else {
+            continue;
+        };
+        for &g in groups {
+            let group = &index.alias_groups[g as usize];
+            let len = group.tokens.len();
+            work += len as u64;
+            if work > RESOLUTION_WORK_LIMIT {
+                truncated = true;
+                break 'matching;
+            }
+            let stream = if group.case_sensitive {
+                &streams.exact
+            } else {
+                folded
+            };
+            if stream
+                .get(s..s + len)
+                .is_some_and(|window| window == group.tokens.as_slice())
+            {
+                match span_pos.get(&(s, len)) {
+                    Some(&p) => spans[p].2.push(g),
+                    None => {
+                        span_pos.insert((s, len), spans.len());
+                        spans.push((s, len, vec![g]));
+                    }
+                }
+            }
+        }
+    }
+
+    // Longest first, then leftmost; (start, length) is unique, so the label never decides.
+    spans.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut covered = vec![false; folded.len()];
+    let accepted: Vec<&(usize, usize, Vec<u32>)> = spans
+        .iter()
+        .filter(|(s, len, _)| {
+            if covered[*s..*s + *len].iter().any(|&c| c) {
+                return false;
+            }
+            covered[*s..*s + *len].iter_mut().for_each(|c| *c = true);
+            true
+        })
+        .collect();
+
+    let mut seen_phrases: HashSet<String> = HashSet::new();
+    let mut concepts: Vec<ResolvedConcept> = Vec::new();
+    let mut ambiguities: Vec<Ambiguity> = Vec::new();
+    for (_, _, groups) in accepted {
+        let mut keys: Vec<&str> = groups
+            .iter()
+            .map(|&g| index.alias_groups[g as usize].key.as_str())
+            .collect();
+        keys.sort_by(|a, b| cmp_utf16(a, b));
+        if !seen_phrases.insert(keys.join("|")) {
+            continue;
+        }
+        let ids_in_groups: u64 = groups
+            .iter()
+            .map(|&g| index.alias_groups[g as usize].records.len() as u64)
+            .sum();
+        work += ids_in_groups;
+        if work > RESOLUTION_WORK_LIMIT {
+            truncated = true;
+            break;
+        }
+        let mut ids: Vec<u32> = Vec::new();
+        for &g in groups {
+            for &r in &index.alias_groups[g as usize].records {
+                if !ids.contains(&r) {
+                    ids.push(r);
+                }
+            }
+        }
+        let label = &index.alias_groups[groups[0] as usize].label;
+        match ids.as_slice() {
+            [only] => match concepts.iter_mut().find(|c| c.record == *only) {
+                Some(c) => {
+                    if !c.matched.contains(label) {
+                        c.matched.push(label.clone());
+                    }
+                }
+                None => concepts.push(ResolvedConcept {
+                    record: *only,
+                    matched: vec![label.clone()],
+                }),
+            },
+            _ => {
+                let records = &index.document().records;
+                let mut candidates: Vec<String> = ids
+                    .iter()
+                    .map(|&r| records[r as usize].id.clone())
+                    .collect();
+                candidates.sort_by(|a, b| cmp_utf16(a, b));
+                ambiguities.push(Ambiguity {
+                    phrase: label.clone(),
+                    candidates,
+                });
+            }
+        }
+    }
+
+    let records = &index.document().records;
+    concepts.sort_by(|a, b| {
+        cmp_utf16(
+            &records[a.record as usize].id,
+            &records[b.record as usize].id,
+        )
+    });
+    ambiguities.sort_by(|a, b| cmp_utf16(&a.phrase, &b.phrase));
+    let mut unresolved_terms: Vec<String> = folded
+        .iter()
+        .zip(&covered)
+        .filter(|(token, covered)| !**covered && !is_scaffolding(token))
+        .map(|(token, _)| token.clone())
+        .collect();
+    unresolved_terms.sort_by(|a, b| cmp_utf16(a, b));
+    unresolved_terms.dedup();
+    Resolution {
+        concepts,
+        ambiguities,
+        unresolved_terms,
+        truncated,
+    }
+}

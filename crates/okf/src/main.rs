@@ -1,0 +1,237 @@
+//! `okf`: the Ask OKF command line. It only wires the engine crate to files, arguments and
+//! standard output; every decision about evidence is made by `okf-engine`.
+
+mod bench;
+mod example;
+
+use clap::{Args, Parser, Subcommand};
+use okf_engine::{
+    Binding, Budget, ContextIndex, Error, assemble, explain, package_identity, verify_package,
+};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "okf",
+    version,
+    about = "Ask OKF: bounded, deterministic evidence packages for questions about published guidance."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Assemble the evidence package for a question and print it (canonical JSON by default).
+    Ask(AskArgs),
+    /// Recompute context_id and used_bytes of a package; exit 0 only if both hold.
+    Verify {
+        /// Package JSON file.
+        package: PathBuf,
+    },
+    /// Print the explanation view of a package, or of one record in it.
+    Explain {
+        /// Package JSON file.
+        package: PathBuf,
+        /// Record id to explain.
+        #[arg(long)]
+        record: Option<String>,
+    },
+    /// Time loading the index once and assembling the question N times in process.
+    Bench(BenchArgs),
+}
+
+/// Where the index comes from and how packages are bound and budgeted.
+#[derive(Args, Clone)]
+pub(crate) struct Source {
+    /// Index file (okf-context-index.v1). Without it the embedded example bundle is used.
+    #[arg(long)]
+    index: Option<PathBuf>,
+    /// Binding URL to record instead of bundle.source_url (needs --binding-sha256).
+    #[arg(long, requires = "binding_sha256")]
+    binding_url: Option<String>,
+    /// Binding SHA-256 to record instead of the canonical-index digest (needs --binding-url).
+    #[arg(long, requires = "binding_url")]
+    binding_sha256: Option<String>,
+    /// Most records to select (1-200, default 64).
+    #[arg(long)]
+    max_nodes: Option<u64>,
+    /// Most relationships to hold (1-1000, default 128).
+    #[arg(long)]
+    max_relationships: Option<u64>,
+    /// Most hops from a seed (0-8, default 6).
+    #[arg(long)]
+    max_depth: Option<u64>,
+    /// Largest package in bytes (8192-524288, default 524288).
+    #[arg(long)]
+    max_bytes: Option<u64>,
+}
+
+#[derive(Args)]
+struct AskArgs {
+    #[command(flatten)]
+    source: Source,
+    /// Pretty-print instead of canonical compact JSON (the identity is unchanged).
+    #[arg(long)]
+    pretty: bool,
+    /// The question.
+    question: String,
+}
+
+#[derive(Args)]
+pub(crate) struct BenchArgs {
+    #[command(flatten)]
+    source: Source,
+    /// Timed assemblies.
+    #[arg(long, default_value_t = 200)]
+    n: u32,
+    /// Untimed warm-up assemblies.
+    #[arg(long, default_value_t = 20)]
+    warmup: u32,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// The question.
+    question: String,
+}
+
+/// A failure the command line reports: the message and the exit code.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CliError {
+    /// The engine refused the input.
+    #[error(transparent)]
+    Engine(#[from] Error),
+    /// A file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Writing to standard output failed.
+    #[error("cannot write output: {0}")]
+    Write(#[from] std::io::Error),
+    /// `okf verify` found a mismatch.
+    #[error("{0}")]
+    Verification(String),
+}
+
+impl Source {
+    /// Loads the index (from the file or the embedded example).
+    pub(crate) fn load(&self) -> Result<ContextIndex, CliError> {
+        match &self.index {
+            Some(path) => {
+                let bytes = read(path)?;
+                Ok(ContextIndex::from_json_slice(&bytes)?)
+            }
+            None => Ok(ContextIndex::from_json_str(example::INDEX_JSON)?),
+        }
+    }
+
+    pub(crate) fn binding(&self) -> Option<Binding> {
+        match (&self.binding_url, &self.binding_sha256) {
+            (Some(url), Some(sha)) => Some(Binding {
+                index_url: url.clone(),
+                index_sha256: sha.clone(),
+            }),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn budget(&self) -> Result<Budget, CliError> {
+        Ok(Budget::with_overrides(
+            self.max_nodes,
+            self.max_relationships,
+            self.max_depth,
+            self.max_bytes,
+        )?)
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(|source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+fn read_package(path: &Path) -> Result<Value, CliError> {
+    let bytes = read(path)?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        CliError::Engine(Error::Json {
+            what: "package",
+            message: e.to_string(),
+        })
+    })
+}
+
+fn print(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}
+
+fn pretty(value: &Value) -> String {
+    // Values built from parsed JSON always serialise.
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Ask(args) => {
+            let index = args.source.load()?;
+            let budget = args.source.budget()?;
+            let binding = args.source.binding();
+            let package = assemble(&index, &args.question, &budget, binding.as_ref())?;
+            if args.pretty {
+                let value: Value = serde_json::from_str(&package.json).map_err(|e| {
+                    CliError::Engine(Error::Json {
+                        what: "package",
+                        message: e.to_string(),
+                    })
+                })?;
+                print(&pretty(&value))
+            } else {
+                print(&package.json)
+            }
+        }
+        Command::Verify { package } => {
+            let value = read_package(&package)?;
+            let computed = package_identity(&value)?;
+            println!("context_id {}", computed.context_id);
+            println!("used_bytes {}", computed.used_bytes);
+            match verify_package(&value) {
+                Ok(_) => {
+                    println!("ok");
+                    Ok(())
+                }
+                Err(e) => Err(CliError::Verification(format!("verification failed: {e}"))),
+            }
+        }
+        Command::Explain { package, record } => {
+            let value = read_package(&package)?;
+            print(&pretty(&explain(&value, record.as_deref())))
+        }
+        Command::Bench(args) => bench::run(&args),
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("okf: {e}");
+            match e {
+                CliError::Verification(_) => ExitCode::from(1),
+                _ => ExitCode::from(2),
+            }
+        }
+    }
+}
