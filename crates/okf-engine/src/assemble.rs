@@ -67,9 +67,6 @@ impl IssueList {
             .collect();
     }
 
-    fn mentions(&self, id: &str) -> bool {
-        self.items.iter().any(|i| i.ids.iter().any(|x| x == id))
-    }
 }
 
 /// Fixed issue messages. Every per-item message is item-independent, so grouping by message
@@ -890,25 +887,28 @@ impl<'s, 'a> Pass<'s, 'a> {
         self.missing_evidence
             .retain(|i| i.code != "missing_required_evidence" && i.code != "missing_dependency");
 
+        let selected = |r: Option<u32>| r.is_some_and(|r| self.selection_of[r as usize].is_some());
         let held_then_rest = self
             .held
-            .clone()
-            .into_iter()
+            .iter()
+            .copied()
             .chain((0..index_u32(doc.assertions.len())).filter(|&a| !self.is_held[a as usize]));
+        let mut dependencies = Vec::new();
         for a in held_then_rest {
             let assertion = &doc.assertions[a as usize];
             if assertion.predicate == REQUIRES_PREDICATE
-                && self.is_selected(&assertion.source)
-                && !self.is_selected(&assertion.target)
+                && selected(index.assertion_source[a as usize])
+                && !selected(index.assertion_target[a as usize])
                 && setup.guard_decision(a).is_none_or(|d| d.matched)
             {
-                self.missing_evidence.push(
-                    "missing_dependency",
-                    msg::MISSING_DEPENDENCY,
-                    vec![assertion.source.clone(), assertion.target.clone()],
-                );
+                dependencies.push(vec![assertion.source.clone(), assertion.target.clone()]);
             }
         }
+        for ids in dependencies {
+            self.missing_evidence.push("missing_dependency", msg::MISSING_DEPENDENCY, ids);
+        }
+        let mentioned: HashSet<&str> =
+            self.missing_evidence.items.iter().flat_map(|i| i.ids.iter().map(String::as_str)).collect();
 
         self.requirements = setup
             .applicable
@@ -918,7 +918,7 @@ impl<'s, 'a> Pass<'s, 'a> {
                 let mut missing: Vec<String> = req
                     .required
                     .iter()
-                    .filter(|id| !self.is_selected(id) || self.missing_evidence.mentions(id))
+                    .filter(|id| !self.is_selected(id) || mentioned.contains(id.as_str()))
                     .cloned()
                     .collect();
                 for path in req.required_paths.iter().flatten() {
@@ -934,7 +934,7 @@ impl<'s, 'a> Pass<'s, 'a> {
                                 && Some(&assertion.source) == path.records.get(hop)
                                 && Some(&assertion.target) == path.records.get(hop + 1)
                         });
-                        if !intact || self.missing_evidence.mentions(id) {
+                        if !intact || mentioned.contains(id.as_str()) {
                             missing.push(id.clone());
                         }
                     }
@@ -990,7 +990,8 @@ impl<'s, 'a> Pass<'s, 'a> {
     /// Drops whole records until the package fits (spec §3.10), then falls back to metadata.
     fn trim(&mut self) {
         let max = self.setup.budget.max_bytes;
-        while self.size_with_headroom() > max && !self.selections.is_empty() {
+        let mut size = self.size_with_headroom();
+        while size > max && !self.selections.is_empty() {
             let plan_records = self.plan.map(|p| &p.records);
             let victim = self
                 .selections
@@ -1027,10 +1028,9 @@ impl<'s, 'a> Pass<'s, 'a> {
             self.omissions
                 .push("byte_budget", msg::BYTE_BUDGET, vec![dropped_id.to_owned()]);
             self.refresh();
+            size = self.size_with_headroom();
         }
-        if self.size_with_headroom() > max {
-            self.fallback = true;
-        }
+        self.fallback = size > max;
     }
 
     fn unselect(&mut self, pos: usize) {

@@ -29,8 +29,6 @@ pub trait Sink {
     fn raw(&mut self, text: &str);
     /// Appends one ASCII byte.
     fn byte(&mut self, b: u8);
-    /// Bytes written so far.
-    fn position(&self) -> usize;
 }
 
 impl Sink for String {
@@ -39,9 +37,6 @@ impl Sink for String {
     }
     fn byte(&mut self, b: u8) {
         self.push(char::from(b));
-    }
-    fn position(&self) -> usize {
-        self.len()
     }
 }
 
@@ -56,8 +51,56 @@ impl Sink for ByteCounter {
     fn byte(&mut self, _b: u8) {
         self.0 += 1;
     }
-    fn position(&self) -> usize {
-        self.0
+}
+
+/// A sink that feeds SHA-256 directly, so identity needs no package-sized buffer. Small writes
+/// are batched because the hasher's per-call overhead dominates for one-byte updates.
+#[derive(Debug, Clone)]
+pub struct HashSink {
+    hasher: Sha256,
+    buffer: Vec<u8>,
+    len: usize,
+}
+
+const HASH_BATCH: usize = 16 * 1024;
+
+impl Default for HashSink {
+    fn default() -> Self {
+        HashSink { hasher: Sha256::new(), buffer: Vec::with_capacity(HASH_BATCH), len: 0 }
+    }
+}
+
+impl HashSink {
+    /// Finishes the digest: lowercase hex and the number of bytes hashed.
+    pub fn finish(mut self) -> (String, usize) {
+        self.hasher.update(&self.buffer);
+        (hex_lower(&self.hasher.finalize()), self.len)
+    }
+
+    fn flush(&mut self) {
+        self.hasher.update(&self.buffer);
+        self.buffer.clear();
+    }
+}
+
+impl Sink for HashSink {
+    fn raw(&mut self, text: &str) {
+        self.len += text.len();
+        if self.buffer.len() + text.len() > HASH_BATCH {
+            self.flush();
+            if text.len() > HASH_BATCH {
+                self.hasher.update(text.as_bytes());
+                return;
+            }
+        }
+        self.buffer.extend_from_slice(text.as_bytes());
+    }
+    fn byte(&mut self, b: u8) {
+        self.len += 1;
+        if self.buffer.len() == HASH_BATCH {
+            self.flush();
+        }
+        self.buffer.push(b);
     }
 }
 
@@ -66,6 +109,13 @@ impl Sink for ByteCounter {
 pub fn write_str<S: Sink + ?Sized>(out: &mut S, s: &str) {
     out.byte(b'"');
     let bytes = s.as_bytes();
+    // Most strings need no escaping; a branch-free scan lets the compiler vectorise the check.
+    let needs_escape = bytes.iter().fold(false, |acc, &b| acc | (b < 0x20) | (b == b'"') | (b == b'\\'));
+    if !needs_escape {
+        out.raw(s);
+        out.byte(b'"');
+        return;
+    }
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let short = match b {

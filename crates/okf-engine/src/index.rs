@@ -89,6 +89,65 @@ pub struct ContextIndex {
     pub(crate) alias_by_first: HashMap<String, Vec<u32>>,
 }
 
+/// Serialising the typed model writes canonical JSON because fields are declared in canonical
+/// order (pinned by a test in this module).
+mod erased {
+    use crate::error::Error;
+
+    pub(super) trait Canonical {
+        fn canonical(&self) -> Result<String, Error>;
+    }
+
+    impl<T: serde::Serialize> Canonical for T {
+        fn canonical(&self) -> Result<String, Error> {
+            serde_json::to_string(self).map_err(|e| Error::Json { what: "index", message: e.to_string() })
+        }
+    }
+}
+
+/// Canonical JSON of the whole index, assembled from the already-canonical item texts.
+fn canonical_index(doc: &IndexDocument, records: &[String], assertions: &[String]) -> Result<String, Error> {
+    use erased::Canonical;
+    let total: usize = records.iter().chain(assertions).map(|s| s.len() + 1).sum();
+    let mut out = String::with_capacity(total + 4096);
+    let join = |out: &mut String, items: &[String]| {
+        out.push('[');
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(item);
+        }
+        out.push(']');
+    };
+    out.push_str("{\"assertions\":");
+    join(&mut out, assertions);
+    out.push_str(",\"bundle\":");
+    out.push_str(&doc.bundle.canonical()?);
+    out.push_str(",\"limitations\":");
+    out.push_str(&doc.limitations.canonical()?);
+    out.push_str(",\"records\":");
+    join(&mut out, records);
+    out.push_str(",\"requirements\":");
+    out.push_str(&doc.requirements.canonical()?);
+    out.push_str(",\"schema\":");
+    out.push_str(&doc.schema.canonical()?);
+    out.push_str(",\"scope\":");
+    out.push_str(&doc.scope.canonical()?);
+    out.push('}');
+    Ok(out)
+}
+
+fn check_schema(value: &Value) -> Result<(), Error> {
+    if !value.is_object() {
+        return Err(Error::Index { path: String::new(), rule: IndexRule::Shape("the index must be a JSON object".into()) });
+    }
+    if value.get("schema").and_then(Value::as_str) != Some("okf-context-index.v1") {
+        return Err(Error::Index { path: "schema".into(), rule: IndexRule::UnsupportedSchema });
+    }
+    Ok(())
+}
+
 fn json_error(what: &'static str, e: &serde_json::Error) -> Error {
     Error::Json {
         what,
@@ -119,79 +178,49 @@ fn shape_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
 impl ContextIndex {
     /// Parses and validates an index from JSON text.
     pub fn from_json_str(text: &str) -> Result<Self, Error> {
-        let value: Value = serde_json::from_str(text).map_err(|e| json_error("index", &e))?;
-        Self::from_value(value, None)
+        Self::from_json_slice(text.as_bytes())
     }
 
     /// Parses and validates an index from JSON bytes (which must be UTF-8).
     pub fn from_json_slice(bytes: &[u8]) -> Result<Self, Error> {
-        let value: Value = serde_json::from_slice(bytes).map_err(|e| json_error("index", &e))?;
-        Self::from_value(value, None)
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let parsed: Result<IndexDocument, _> = serde_path_to_error::deserialize(&mut de);
+        let doc = match parsed {
+            Ok(doc) => doc,
+            // Report a foreign document as such rather than by its first unexpected key.
+            Err(e) => {
+                let value: Value = serde_json::from_slice(bytes).map_err(|e| json_error("index", &e))?;
+                check_schema(&value)?;
+                return Err(shape_error(e));
+            }
+        };
+        de.end().map_err(|e| json_error("index", &e))?;
+        Self::build(doc, None)
     }
 
     /// Validates an already-typed index document.
     pub fn new(doc: IndexDocument) -> Result<Self, Error> {
-        let value = serde_json::to_value(&doc).map_err(|e| json_error("index", &e))?;
-        Self::build(doc, &value, None)
+        Self::build(doc, None)
     }
 
     /// Validates a parsed JSON index; `expected_snapshot`, when given, must equal
     /// `bundle.snapshot`.
     pub fn from_value(value: Value, expected_snapshot: Option<&str>) -> Result<Self, Error> {
-        if !value.is_object() {
-            return Err(Error::Index {
-                path: String::new(),
-                rule: IndexRule::Shape("the index must be a JSON object".into()),
-            });
-        }
-        if value.get("schema").and_then(Value::as_str) != Some("okf-context-index.v1") {
-            return Err(Error::Index {
-                path: "schema".into(),
-                rule: IndexRule::UnsupportedSchema,
-            });
-        }
+        check_schema(&value)?;
         let doc: IndexDocument = serde_path_to_error::deserialize(&value).map_err(shape_error)?;
-        Self::build(doc, &value, expected_snapshot)
+        Self::build(doc, expected_snapshot)
     }
 
-    fn build(
-        doc: IndexDocument,
-        value: &Value,
-        expected_snapshot: Option<&str>,
-    ) -> Result<Self, Error> {
-        let canonical =
-            canonical::to_canonical_string(value).map_err(|source| Error::Canonical {
-                path: "index".into(),
-                source,
-            })?;
+    fn build(doc: IndexDocument, expected_snapshot: Option<&str>) -> Result<Self, Error> {
+        use erased::Canonical;
+        let record_json: Vec<String> = doc.records.iter().map(Canonical::canonical).collect::<Result<_, _>>()?;
+        let assertion_json: Vec<String> = doc.assertions.iter().map(Canonical::canonical).collect::<Result<_, _>>()?;
+        let canonical = canonical_index(&doc, &record_json, &assertion_json)?;
         validate::validate_document(&doc, canonical.len(), expected_snapshot)?;
-        let default_binding = Binding {
-            index_url: doc.bundle.source_url.clone(),
-            index_sha256: sha256_hex(canonical.as_bytes()),
-        };
         let compact_bytes = canonical.len();
+        let default_binding =
+            Binding { index_url: doc.bundle.source_url.clone(), index_sha256: sha256_hex(canonical.as_bytes()) };
         drop(canonical);
-
-        let items = |key: &str| {
-            value
-                .get(key)
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or_default()
-        };
-        let to_json = |v: &Value, path: String| {
-            canonical::to_canonical_string(v).map_err(|source| Error::Canonical { path, source })
-        };
-        let record_json = items("records")
-            .iter()
-            .enumerate()
-            .map(|(i, v)| to_json(v, format!("records[{i}]")))
-            .collect::<Result<Vec<_>, _>>()?;
-        let assertion_json = items("assertions")
-            .iter()
-            .enumerate()
-            .map(|(i, v)| to_json(v, format!("assertions[{i}]")))
-            .collect::<Result<Vec<_>, _>>()?;
 
         let record_pos: HashMap<String, u32> = doc
             .records
@@ -473,4 +502,31 @@ fn build_alias_table(records: &[Record]) -> (Vec<AliasGroup>, HashMap<String, Ve
         }
     }
     (groups, by_first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_serialisation_is_canonical_json() {
+        let text = include_str!("../../okf/example/index.json");
+        let value: Value = serde_json::from_str(text).unwrap_or_default();
+        let index = ContextIndex::from_json_str(text).map_err(|e| e.to_string());
+        let index = index.as_ref().map_err(String::clone);
+        assert!(index.is_ok(), "{index:?}");
+        let expected = canonical::to_canonical_string(&value).unwrap_or_default();
+        let doc = index.map(|i| i.document().clone()).unwrap_or_else(|_| unreachable!());
+        let records: Vec<String> = doc.records.iter().map(|r| serde_json::to_string(r).unwrap_or_default()).collect();
+        let assertions: Vec<String> = doc.assertions.iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect();
+        assert_eq!(canonical_index(&doc, &records, &assertions).unwrap_or_default(), expected);
+    }
+
+    #[test]
+    fn serde_json_escapes_strings_like_json_stringify() {
+        let all: String = (0u8..0x80).map(char::from).chain("é\u{2028}😀\u{fffd}".chars()).collect();
+        let mut ours = String::new();
+        canonical::write_str(&mut ours, &all);
+        assert_eq!(serde_json::to_string(&all).unwrap_or_default(), ours);
+    }
 }

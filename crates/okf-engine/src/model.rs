@@ -1,6 +1,8 @@
 //! Typed data model of the producer index `okf-context-index.v1` (spec §1.1, §1.4).
 //!
-//! Every object of the format is closed, so every struct rejects unknown fields. Shape
+//! Every object of the format is closed, so every struct rejects unknown fields. Fields are
+//! declared in canonical (code-unit) order, so `serde_json` writes these types as canonical
+//! JSON directly (a test pins this). Shape
 //! (types, required keys, enums) is checked by serde; the value rules of spec §2 are checked
 //! by [`crate::validate`].
 
@@ -10,20 +12,20 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IndexDocument {
-    /// Always `okf-context-index.v1`.
-    pub schema: String,
+    /// Directed assertions between records.
+    pub assertions: Vec<Assertion>,
     /// Identity of the bundle this index belongs to.
     pub bundle: Bundle,
-    /// What the index as a whole claims to cover.
-    pub scope: String,
     /// Author-declared limitations, copied into every package.
     pub limitations: Vec<String>,
     /// Concept, evidence and scope records.
     pub records: Vec<Record>,
-    /// Directed assertions between records.
-    pub assertions: Vec<Assertion>,
     /// Author-declared evidence requirements.
     pub requirements: Vec<Requirement>,
+    /// Always `okf-context-index.v1`.
+    pub schema: String,
+    /// What the index as a whole claims to cover.
+    pub scope: String,
 }
 
 /// Bundle identity `{id, snapshot, source_url}`.
@@ -101,23 +103,23 @@ pub struct Authority {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Provenance {
-    /// Source URL.
-    pub url: String,
-    /// SHA-256 of the source.
-    pub source_sha256: String,
-    /// Where in the source.
-    pub locator: String,
     /// When the source was captured (RFC 3339 timestamp).
     pub captured_at: String,
+    /// SHA-256 of the whole record text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub literal_sha256: Option<String>,
+    /// Where in the source.
+    pub locator: String,
     /// Optional date printed in the source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_date: Option<String>,
     /// What `source_date` means.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_date_kind: Option<String>,
-    /// SHA-256 of the whole record text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub literal_sha256: Option<String>,
+    /// SHA-256 of the source.
+    pub source_sha256: String,
+    /// Source URL.
+    pub url: String,
 }
 
 /// An alias: a plain case-insensitive string, or an object with explicit case sensitivity.
@@ -134,10 +136,10 @@ pub enum Alias {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AliasObject {
-    /// Alias text.
-    pub label: String,
     /// Whether the alias only matches with the same letter case.
     pub case_sensitive: bool,
+    /// Alias text.
+    pub label: String,
 }
 
 impl Alias {
@@ -164,70 +166,70 @@ impl Alias {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Record {
-    /// IRI, unique among records.
-    pub id: String,
-    /// Safe relative route such as `evidence/library`.
-    pub route: String,
-    /// Label, 1–500 characters.
-    pub label: String,
-    /// Concept, evidence or scope.
-    pub kind: RecordKind,
-    /// Passage or description text.
-    pub text: String,
-    /// How the record was asserted.
-    pub assertion_status: AssertionStatus,
-    /// Who stands behind the record.
-    pub authority: Authority,
-    /// Applicability scope of the record.
-    pub scope: String,
-    /// Where the text comes from.
-    pub provenance: Vec<Provenance>,
-    /// Basis for reuse.
-    pub rights: String,
     /// Public or restricted.
     pub access: Access,
     /// Declared aliases (concepts resolve through them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aliases: Option<Vec<Alias>>,
-    /// Review status label.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub review_status: Option<String>,
+    /// How the record was asserted.
+    pub assertion_status: AssertionStatus,
+    /// Who stands behind the record.
+    pub authority: Authority,
     /// Ids this record is declared to conflict with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conflicts_with: Option<Vec<String>>,
     /// Evidence-unit metadata binding the text to source spans.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence_unit: Option<EvidenceUnit>,
+    /// IRI, unique among records.
+    pub id: String,
+    /// Concept, evidence or scope.
+    pub kind: RecordKind,
+    /// Label, 1–500 characters.
+    pub label: String,
+    /// Where the text comes from.
+    pub provenance: Vec<Provenance>,
+    /// Review status label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_status: Option<String>,
+    /// Basis for reuse.
+    pub rights: String,
+    /// Safe relative route such as `evidence/library`.
+    pub route: String,
+    /// Applicability scope of the record.
+    pub scope: String,
+    /// Passage or description text.
+    pub text: String,
 }
 
 /// A directed assertion (edge) between two records.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Assertion {
-    /// IRI, unique among assertions.
-    pub id: String,
-    /// Record id the edge starts from.
-    pub source: String,
-    /// Record id the edge points to.
-    pub target: String,
-    /// Predicate IRI; only five are followed.
-    pub predicate: String,
-    /// Human-readable label.
-    pub label: String,
     /// How the assertion was made.
     pub assertion_status: AssertionStatus,
     /// Who stands behind it.
     pub authority: Authority,
-    /// Applicability scope.
-    pub scope: String,
-    /// Where it comes from.
-    pub provenance: Vec<Provenance>,
-    /// Id of the assertion this one was derived from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub original_assertion_id: Option<String>,
     /// Routing condition: the edge is followed only when all listed concepts were resolved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_guard: Option<ContextGuard>,
+    /// IRI, unique among assertions.
+    pub id: String,
+    /// Human-readable label.
+    pub label: String,
+    /// Id of the assertion this one was derived from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_assertion_id: Option<String>,
+    /// Predicate IRI; only five are followed.
+    pub predicate: String,
+    /// Where it comes from.
+    pub provenance: Vec<Provenance>,
+    /// Applicability scope.
+    pub scope: String,
+    /// Record id the edge starts from.
+    pub source: String,
+    /// Record id the edge points to.
+    pub target: String,
 }
 
 /// Routing guard of an assertion (spec §3.6).
@@ -242,55 +244,55 @@ pub struct ContextGuard {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Requirement {
+    /// Further resolved concepts this requirement covers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covers: Option<Vec<String>>,
     /// IRI, unique among requirements.
     pub id: String,
     /// Human-readable label.
     pub label: String,
-    /// Concepts that must all be resolved for the requirement to apply.
-    pub when_all: Vec<String>,
-    /// Record ids that must be selected.
-    pub required: Vec<String>,
-    /// Applicability scope.
-    pub scope: String,
-    /// Further resolved concepts this requirement covers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub covers: Option<Vec<String>>,
-    /// Directed paths that must be present.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub required_paths: Option<Vec<PathSpec>>,
     /// Limitations of this requirement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limitations: Option<Vec<String>>,
+    /// Record ids that must be selected.
+    pub required: Vec<String>,
+    /// Directed paths that must be present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required_paths: Option<Vec<PathSpec>>,
+    /// Applicability scope.
+    pub scope: String,
+    /// Concepts that must all be resolved for the requirement to apply.
+    pub when_all: Vec<String>,
 }
 
 /// A directed path `{seed, assertions, records}`; used in requirements and packages.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PathSpec {
-    /// First record of the path.
-    pub seed: String,
     /// Assertion ids, one per hop.
     pub assertions: Vec<String>,
     /// Record ids, one more than the hops; `records[0] == seed`.
     pub records: Vec<String>,
+    /// First record of the path.
+    pub seed: String,
 }
 
 /// Evidence-unit metadata `okf-evidence-unit.v1` (spec §1.4).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EvidenceUnit {
-    /// Always `okf-evidence-unit.v1`.
-    pub schema: String,
-    /// Unit kind, for example `paragraph`.
-    pub kind: String,
     /// `machine-detected` or `author-declared`.
     pub boundary_status: String,
     /// `complete-within-declared-boundary`, `unresolved` or `fallback`.
     pub completeness: String,
-    /// Always `utf-8-bytes`.
-    pub offset_unit: String,
     /// `""`, `"\n"` or `"\n\n"`.
     pub joiner: String,
+    /// Unit kind, for example `paragraph`.
+    pub kind: String,
+    /// Always `utf-8-bytes`.
+    pub offset_unit: String,
+    /// Always `okf-evidence-unit.v1`.
+    pub schema: String,
     /// 1–32 spans tiling the text.
     pub spans: Vec<Span>,
 }
@@ -299,40 +301,40 @@ pub struct EvidenceUnit {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Span {
-    /// Source document URL.
-    pub source_url: String,
-    /// SHA-256 of the source document.
-    pub source_sha256: String,
-    /// Extraction URL.
-    pub extraction_url: String,
     /// SHA-256 of the extraction.
     pub extraction_sha256: String,
-    /// SHA-256 of the decoded source text.
-    pub source_text_sha256: String,
+    /// Extraction URL.
+    pub extraction_url: String,
     /// SHA-256 of the unit bytes this span covers.
     pub literal_sha256: String,
     /// Locator inside the source.
     pub locator: String,
-    /// Byte length of the decoded source text.
-    pub source_text_bytes: u64,
-    /// Start offset in the source text (UTF-8 bytes).
-    pub source_start: u64,
     /// End offset in the source text (exclusive).
     pub source_end: u64,
-    /// Start offset in the record text.
-    pub unit_start: u64,
+    /// SHA-256 of the source document.
+    pub source_sha256: String,
+    /// Start offset in the source text (UTF-8 bytes).
+    pub source_start: u64,
+    /// Byte length of the decoded source text.
+    pub source_text_bytes: u64,
+    /// SHA-256 of the decoded source text.
+    pub source_text_sha256: String,
+    /// Source document URL.
+    pub source_url: String,
     /// End offset in the record text (exclusive).
     pub unit_end: u64,
+    /// Start offset in the record text.
+    pub unit_start: u64,
 }
 
 /// The binding of a package to the exact index it was assembled from (spec §1.2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Binding {
-    /// HTTP URL of the index.
-    pub index_url: String,
     /// SHA-256 of the index (hex64).
     pub index_sha256: String,
+    /// HTTP URL of the index.
+    pub index_url: String,
 }
 
 /// The only predicates traversal follows.

@@ -5,7 +5,7 @@
 //! copied from the canonical JSON precomputed when the index was loaded.
 
 use crate::assemble::{EvidenceStatus, Issue, Pass, limits, msg};
-use crate::canonical::{ByteCounter, Sink, sha256_hex, write_str, write_u64};
+use crate::canonical::{ByteCounter, HashSink, Sink, write_str, write_u64};
 use crate::error::Error;
 use crate::model::Requirement;
 
@@ -42,18 +42,13 @@ impl<'p, 's, 'a> PackageView<'p, 's, 'a> {
 
 /// How the two identity fields are written.
 #[derive(Clone, Copy)]
-enum Identity {
+enum Identity<'x> {
     /// Both left out: the hash input of §4.3.
     Omitted,
+    /// `context_id` and `used_bytes` with their final values.
+    Final(&'x str, u64),
     /// An empty id and zero bytes, as measured while trimming (spec §3.10).
     Placeholder,
-}
-
-/// Offsets in the `Omitted` output where the identity fields belong.
-#[derive(Default)]
-struct Marks {
-    context_id: usize,
-    used_bytes: usize,
 }
 
 /// Bytes of the package with an empty `context_id` and `used_bytes` 0.
@@ -65,42 +60,25 @@ pub(crate) fn measure(view: &PackageView<'_, '_, '_>) -> u64 {
 
 /// Computes the identity and writes the final bytes (spec §3.10 finalising, §4.3).
 pub(crate) fn finalize(view: &PackageView<'_, '_, '_>) -> Result<Assembled, Error> {
-    let mut unsigned = String::new();
-    let marks = write_package(&mut unsigned, view, Identity::Omitted);
-    let context_id = format!("urn:sha256:{}", sha256_hex(unsigned.as_bytes()));
-    let id_field = format!("\"context_id\":\"{context_id}\",");
-    let fixed = unsigned.len() + id_field.len() + ",\"used_bytes\":".len();
-    // The digit count of used_bytes feeds back into its value; iterate to the fixed point.
-    let mut used = fixed as u64 + 1;
-    loop {
-        let next = fixed as u64 + digits(used);
-        if next == used {
-            break;
-        }
-        used = next;
+    let mut hash = HashSink::default();
+    write_package(&mut hash, view, Identity::Omitted);
+    let (digest, unsigned_len) = hash.finish();
+    let context_id = format!("urn:sha256:{digest}");
+    let fixed = (unsigned_len + "\"context_id\":\"\",".len() + context_id.len() + ",\"used_bytes\":".len()) as u64;
+    // The digit count of used_bytes feeds back into its value; iterate to the fixed point,
+    // which exists because adding one digit can only be needed once (spec W14).
+    let mut used = fixed + 1;
+    while fixed + digits(used) != used {
+        used = fixed + digits(used);
     }
     let mut json = String::with_capacity(usize::try_from(used).unwrap_or(0));
-    // `budget` sorts before `context_id`, so the used_bytes mark comes first.
-    json.push_str(&unsigned[..marks.used_bytes]);
-    json.push_str(",\"used_bytes\":");
-    write_u64(&mut json, used);
-    json.push_str(&unsigned[marks.used_bytes..marks.context_id]);
-    json.push_str(&id_field);
-    json.push_str(&unsigned[marks.context_id..]);
+    write_package(&mut json, view, Identity::Final(&context_id, used));
     debug_assert_eq!(json.len() as u64, used);
     let max_bytes = view.pass.setup.budget.max_bytes;
     if used > max_bytes {
-        return Err(Error::PackageTooSmall {
-            max_bytes,
-            needed: used,
-        });
+        return Err(Error::PackageTooSmall { max_bytes, needed: used });
     }
-    Ok(Assembled {
-        json,
-        context_id,
-        used_bytes: used,
-        evidence_status: view.pass_status(),
-    })
+    Ok(Assembled { json, context_id, used_bytes: used, evidence_status: view.pass_status() })
 }
 
 fn digits(n: u64) -> u64 {
@@ -222,13 +200,12 @@ fn write_package<S: Sink>(
     out: &mut S,
     view: &PackageView<'_, '_, '_>,
     identity: Identity,
-) -> Marks {
+) {
     let pass = view.pass;
     let setup = pass.setup;
     let index = setup.index;
     let doc = index.document();
     let fallback = pass.fallback;
-    let mut marks = Marks::default();
 
     out.raw("{\"ai_answer\":null,\"ambiguities\":[");
     if !fallback {
@@ -273,7 +250,11 @@ fn write_package<S: Sink>(
         "false"
     });
     match identity {
-        Identity::Omitted => marks.used_bytes = out.position(),
+        Identity::Omitted => {}
+        Identity::Final(_, used) => {
+            out.raw(",\"used_bytes\":");
+            write_u64(out, used);
+        }
         Identity::Placeholder => out.raw(",\"used_bytes\":0"),
     }
     out.raw(",\"used_nodes\":");
@@ -301,7 +282,12 @@ fn write_package<S: Sink>(
     }
     out.byte(b',');
     match identity {
-        Identity::Omitted => marks.context_id = out.position(),
+        Identity::Omitted => {}
+        Identity::Final(id, _) => {
+            out.raw("\"context_id\":");
+            write_str(out, id);
+            out.byte(b',');
+        }
         Identity::Placeholder => out.raw("\"context_id\":\"\","),
     }
     out.raw("\"engine\":");
@@ -440,5 +426,4 @@ fn write_package<S: Sink>(
         write_strs(out, &setup.resolution.unresolved_terms);
     }
     out.byte(b'}');
-    marks
 }
