@@ -130,18 +130,14 @@ pub fn is_http_url(s: &str) -> bool {
     if !host.starts_with('[') && !valid_ipv4_if_numeric(host) {
         return false;
     }
-    if let Some(p) = port {
-        if !p.is_empty() {
-            if !p.bytes().all(|b| b.is_ascii_digit()) {
-                return false;
-            }
-            let digits = p.trim_start_matches('0');
-            if digits.is_empty()
-                || digits.len() > 5
-                || digits.parse::<u32>().map_or(true, |n| n > 65_535)
-            {
-                return false;
-            }
+    if let Some(p) = port.filter(|p| !p.is_empty()) {
+        let digits = p.trim_start_matches('0');
+        if !p.bytes().all(|b| b.is_ascii_digit())
+            || digits.is_empty()
+            || digits.len() > 5
+            || digits.parse::<u32>().map_or(true, |n| n > 65_535)
+        {
+            return false;
         }
     }
     true
@@ -326,15 +322,13 @@ pub fn validate_document(
     if !is_http_url(&doc.bundle.source_url) {
         return Err(fail("bundle.source_url", IndexRule::NotHttpUrl));
     }
-    if let Some(expected) = expected_snapshot {
-        if doc.bundle.snapshot != expected {
-            return Err(fail(
-                "bundle.snapshot",
-                IndexRule::SnapshotMismatch {
-                    expected: expected.to_owned(),
-                },
-            ));
-        }
+    if let Some(expected) = expected_snapshot.filter(|e| doc.bundle.snapshot != *e) {
+        return Err(fail(
+            "bundle.snapshot",
+            IndexRule::SnapshotMismatch {
+                expected: expected.to_owned(),
+            },
+        ));
     }
     check_len("scope", &doc.scope, 8000)?;
     check_count("limitations", &doc.limitations, 0, 100)?;
