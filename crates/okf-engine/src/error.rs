@@ -177,6 +177,10 @@ impl fmt::Display for IndexRule {
 /// Evidence-unit rules (spec §1.4 and §2.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnitRule {
+    /// The unit object has an unexpected field, misses one, or a field has the wrong type.
+    UnexpectedOrMissingFields,
+    /// A span is not an object of exactly the twelve span fields with the right types.
+    MalformedSpan,
     /// `schema` or `kind` is not supported.
     UnsupportedSchemaOrKind,
     /// `boundary_status` is not allowed.
@@ -220,6 +224,12 @@ pub enum UnitRule {
 impl fmt::Display for UnitRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            UnitRule::UnexpectedOrMissingFields => {
+                "the unit must have exactly schema, kind, boundary_status, completeness, offset_unit, joiner and spans"
+            }
+            UnitRule::MalformedSpan => {
+                "a span must be an object of exactly the twelve span fields, with string digests, URLs and locator and non-negative integer offsets"
+            }
             UnitRule::UnsupportedSchemaOrKind => "unsupported schema or unit kind",
             UnitRule::BadBoundaryStatus => {
                 "boundary_status must be machine-detected or author-declared"

@@ -6,7 +6,7 @@
 //! Assembly then only walks the graph.
 
 use crate::canonical::{self, sha256_hex};
-use crate::error::{Error, IndexRule};
+use crate::error::{Error, IndexRule, UnitRule};
 use crate::model::{
     Access, Assertion, Binding, IndexDocument, Record, RecordKind, SUPPORTED_PREDICATES,
 };
@@ -155,10 +155,27 @@ fn json_error(what: &'static str, e: &serde_json::Error) -> Error {
     }
 }
 
+/// The evidence-unit rule for a shape error inside an `evidence_unit` object (spec §2.2 lists
+/// unexpected or missing fields and malformed spans as evidence-unit errors), or `None`.
+fn unit_shape_rule(path: &str) -> Option<UnitRule> {
+    let (_, inside) = path.split_once(".evidence_unit")?;
+    if !(inside.is_empty() || inside.starts_with('.')) {
+        return None;
+    }
+    Some(match inside.strip_prefix(".spans") {
+        Some("") => UnitRule::BadSpanCount,
+        Some(rest) if rest.starts_with('[') => UnitRule::MalformedSpan,
+        _ => UnitRule::UnexpectedOrMissingFields,
+    })
+}
+
 /// Maps a serde shape error at a JSON path to an index rule.
 fn shape_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
     let path = e.path().to_string();
     let path = if path == "." { String::new() } else { path };
+    if let Some(rule) = unit_shape_rule(&path) {
+        return Error::EvidenceUnit { path, rule };
+    }
     let message = e.inner().to_string();
     let quoted = |m: &str| m.split('`').nth(1).unwrap_or_default().to_owned();
     let rule = if message.starts_with("unknown field") {

@@ -52,7 +52,8 @@ pub fn is_iri(s: &str) -> bool {
 
 /// Whitespace as ECMAScript's `\s` sees it.
 fn is_js_whitespace(c: char) -> bool {
-    c.is_whitespace() || c == '\u{feff}'
+    // Unicode White_Space, minus U+0085 (not in ECMAScript's set), plus the BOM (which is).
+    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
 }
 
 /// The strict HTTP URL check of spec §2.3.
@@ -61,11 +62,11 @@ fn is_js_whitespace(c: char) -> bool {
 /// `https://` URLs with a non-empty host, no credentials, a port in 1..=65535 when one is
 /// given, well-formed `%` escapes and none of the characters the reference forbids.
 pub fn is_http_url(s: &str) -> bool {
-    let lower_prefix = |p: &str| s.len() >= p.len() && s[..p.len()].eq_ignore_ascii_case(p);
-    let rest = if lower_prefix("https://") {
-        &s[8..]
-    } else if lower_prefix("http://") {
-        &s[7..]
+    // Compare bytes: slicing the str at the prefix length could split a character.
+    let rest = if let Some(rest) = strip_prefix_ignore_ascii_case(s, "https://") {
+        rest
+    } else if let Some(rest) = strip_prefix_ignore_ascii_case(s, "http://") {
+        rest
     } else {
         return false;
     };
@@ -141,6 +142,15 @@ pub fn is_http_url(s: &str) -> bool {
         }
     }
     true
+}
+
+/// `s` without an ASCII `prefix` matched case-insensitively, or `None`.
+fn strip_prefix_ignore_ascii_case<'s>(s: &'s str, prefix: &str) -> Option<&'s str> {
+    let head = s.as_bytes().get(..prefix.len())?;
+    // The prefix is ASCII, so a match ends on a character boundary.
+    head.eq_ignore_ascii_case(prefix.as_bytes())
+        .then(|| s.get(prefix.len()..))
+        .flatten()
 }
 
 /// WHATWG treats a host whose last label is numeric as IPv4; such hosts must parse.
@@ -694,6 +704,9 @@ mod tests {
         assert!(!is_iri("a:"));
         assert!(!is_iri("a:b c"));
         assert!(!is_iri("a:b<c"));
+        assert!(is_iri("a:b\u{85}c"), "U+0085 is not ECMAScript whitespace");
+        assert!(!is_iri("a:b\u{feff}c"));
+        assert!(!is_iri("a:b\u{3000}c"));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 mod bench;
 mod example;
+mod serve_cmd;
 
 use clap::{Args, Parser, Subcommand};
 use okf_engine::{
@@ -43,6 +44,8 @@ enum Command {
     },
     /// Time loading the index once and assembling the question N times in process.
     Bench(BenchArgs),
+    /// Serve the HTTP API and the MCP endpoint over an allow-listed bundle registry.
+    Serve(serve_cmd::ServeArgs),
 }
 
 /// Where the index comes from and how packages are bound and budgeted.
@@ -116,6 +119,9 @@ pub(crate) enum CliError {
     /// Writing to standard output failed.
     #[error("cannot write output: {0}")]
     Write(#[from] std::io::Error),
+    /// The server could not start or stopped with an error.
+    #[error(transparent)]
+    Serve(#[from] serve_cmd::ServeFailure),
     /// `okf verify` found a mismatch.
     #[error("{0}")]
     Verification(String),
@@ -220,6 +226,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             print(&pretty(&explain(&value, record.as_deref())))
         }
         Command::Bench(args) => bench::run(&args),
+        Command::Serve(args) => serve_cmd::run(args),
     }
 }
 

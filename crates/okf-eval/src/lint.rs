@@ -1,0 +1,450 @@
+//! Authoring checks: what the engine tolerates in a valid index but an author should fix.
+//!
+//! Each finding has a severity, a stable `kind` (see [`kinds`]), the JSON path it concerns and
+//! the ids involved. Governance and digest findings reuse the engine's own per-item results
+//! (`ContextIndex::record_governance`, `assertion_governance`, `record_digest_mismatch`,
+//! `record_unit_integrity_failed`), so lint and assembly can never disagree about them.
+
+use okf_engine::model::{Access, RecordKind, SUPPORTED_PREDICATES};
+use okf_engine::text::{exact_tokens, folded_tokens};
+use okf_engine::{ContextIndex, Governance};
+use serde::Serialize;
+use std::collections::{HashMap, HashSet, VecDeque};
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Broken: a reference that cannot resolve, a digest that cannot match, an ungoverned
+    /// item. Packages that reach it can never be `sufficient`, or a declaration never works.
+    Error,
+    /// Legal but almost certainly unintended: dead edges, guaranteed ambiguity, records no
+    /// question can reach.
+    Warning,
+    /// Worth knowing, possibly deliberate: concepts no requirement covers.
+    Info,
+}
+
+impl Severity {
+    /// The wire value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+/// The stable finding kinds.
+pub mod kinds {
+    /// An assertion's source or target is not a record (error).
+    pub const DANGLING_ASSERTION_ENDPOINT: &str = "dangling-assertion-endpoint";
+    /// A requirement's `when_all`, `required` or `covers` id is not a record (error).
+    pub const REQUIREMENT_ID_NOT_RECORD: &str = "requirement-id-not-record";
+    /// A `when_all` id is a record but not a public concept, so the requirement never applies
+    /// (error).
+    pub const WHEN_ALL_NOT_PUBLIC_CONCEPT: &str = "when-all-not-public-concept";
+    /// A required-path record (or seed) is not a record (error).
+    pub const REQUIRED_PATH_RECORD_NOT_RECORD: &str = "required-path-record-not-record";
+    /// A required-path hop is not an assertion in the index (error).
+    pub const REQUIRED_PATH_HOP_NOT_ASSERTION: &str = "required-path-hop-not-assertion";
+    /// A required-path hop is an assertion with other endpoints, or one traversal never
+    /// follows (error).
+    pub const REQUIRED_PATH_HOP_MISMATCH: &str = "required-path-hop-mismatch";
+    /// A `conflicts_with` target is not a record (error).
+    pub const CONFLICT_TARGET_NOT_RECORD: &str = "conflict-target-not-record";
+    /// An evidence record's text does not hash to a declared `literal_sha256` (error).
+    pub const LITERAL_DIGEST_MISMATCH: &str = "literal-digest-mismatch";
+    /// An evidence-unit span does not hash to its declared fragment digest (error).
+    pub const UNIT_DIGEST_MISMATCH: &str = "unit-digest-mismatch";
+    /// A record or assertion has no usable provenance (error).
+    pub const PROVENANCE_GAP: &str = "provenance-gap";
+    /// A record or assertion has another governance gap: scope, authority, rights, evidence
+    /// text or unit boundary; `code` names it (error).
+    pub const GOVERNANCE_GAP: &str = "governance-gap";
+    /// An assertion's predicate is not one of the five traversal follows (warning).
+    pub const UNSUPPORTED_PREDICATE: &str = "unsupported-predicate";
+    /// One alias (or label) belongs to several public concepts: asking it is always ambiguous
+    /// (warning).
+    pub const SHARED_ALIAS: &str = "shared-alias";
+    /// A public concept that no requirement's `when_all` or `covers` names: a question that
+    /// resolves it is never `sufficient` (info: it may be deliberate).
+    pub const UNCOVERED_CONCEPT: &str = "uncovered-concept";
+    /// A record no traversal from a public concept can reach (warning).
+    pub const UNREACHABLE_RECORD: &str = "unreachable-record";
+}
+
+/// One lint finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Error, warning or info.
+    pub severity: Severity,
+    /// Stable kind (see [`kinds`]).
+    pub kind: &'static str,
+    /// Governance issue code, for governance and provenance gaps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<&'static str>,
+    /// JSON path in the index, such as `assertions[3].target`.
+    pub path: String,
+    /// The ids concerned; the item the path points into comes first.
+    pub ids: Vec<String>,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+/// Every finding for an index, errors first, then warnings, then infos, each in index order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LintReport {
+    /// The findings.
+    pub findings: Vec<Finding>,
+}
+
+impl LintReport {
+    /// Number of findings with this severity.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
+    }
+
+    /// True when any finding is an error.
+    pub fn has_errors(&self) -> bool {
+        self.count(Severity::Error) > 0
+    }
+
+    /// `(severity, kind, count)` rows in a stable order.
+    pub fn counts_by_kind(&self) -> Vec<(Severity, &'static str, usize)> {
+        let mut rows: Vec<(Severity, &'static str, usize)> = Vec::new();
+        for f in &self.findings {
+            match rows
+                .iter_mut()
+                .find(|(s, k, _)| *s == f.severity && *k == f.kind)
+            {
+                Some(row) => row.2 += 1,
+                None => rows.push((f.severity, f.kind, 1)),
+            }
+        }
+        rows.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        rows
+    }
+}
+
+struct Out(Vec<Finding>);
+
+impl Out {
+    fn push(
+        &mut self,
+        severity: Severity,
+        kind: &'static str,
+        path: String,
+        ids: Vec<String>,
+        message: String,
+    ) {
+        self.0.push(Finding {
+            severity,
+            kind,
+            code: None,
+            path,
+            ids,
+            message,
+        });
+    }
+}
+
+/// Lints a validated index.
+pub fn lint(index: &ContextIndex) -> LintReport {
+    let doc = index.document();
+    let mut out = Out(Vec::new());
+    let is_record = |id: &str| index.record_index(id).is_some();
+    let supported = |p: &str| SUPPORTED_PREDICATES.contains(&p);
+
+    for (i, r) in doc.records.iter().enumerate() {
+        for (j, target) in r.conflicts_with.iter().flatten().enumerate() {
+            if !is_record(target) {
+                out.push(
+                    Severity::Error,
+                    kinds::CONFLICT_TARGET_NOT_RECORD,
+                    format!("records[{i}].conflicts_with[{j}]"),
+                    vec![r.id.clone(), target.clone()],
+                    format!("declares a conflict with {target}, which is not a record; the conflict can never be reported"),
+                );
+            }
+        }
+        if index.record_digest_mismatch(i) {
+            out.push(
+                Severity::Error,
+                kinds::LITERAL_DIGEST_MISMATCH,
+                format!("records[{i}].text"),
+                vec![r.id.clone()],
+                "the text does not hash to a literal_sha256 its provenance declares; the engine reports evidence_digest_mismatch".into(),
+            );
+        }
+        if index.record_unit_integrity_failed(i) {
+            out.push(
+                Severity::Error,
+                kinds::UNIT_DIGEST_MISMATCH,
+                format!("records[{i}].evidence_unit"),
+                vec![r.id.clone()],
+                "an evidence-unit span does not hash to its declared fragment digest".into(),
+            );
+        }
+        governance(&mut out, index.record_governance(i), format!("records[{i}]"), &r.id);
+    }
+
+    for (i, a) in doc.assertions.iter().enumerate() {
+        for (end, id) in [("source", &a.source), ("target", &a.target)] {
+            if !is_record(id) {
+                out.push(
+                    Severity::Error,
+                    kinds::DANGLING_ASSERTION_ENDPOINT,
+                    format!("assertions[{i}].{end}"),
+                    vec![a.id.clone(), id.clone()],
+                    format!("the {end} {id} is not a record; traversal reports missing_record there"),
+                );
+            }
+        }
+        if !supported(&a.predicate) {
+            out.push(
+                Severity::Warning,
+                kinds::UNSUPPORTED_PREDICATE,
+                format!("assertions[{i}].predicate"),
+                vec![a.id.clone()],
+                format!("predicate {} is never followed by traversal", a.predicate),
+            );
+        }
+        governance(&mut out, index.assertion_governance(i), format!("assertions[{i}]"), &a.id);
+    }
+
+    for (i, req) in doc.requirements.iter().enumerate() {
+        let lists = [
+            ("when_all", req.when_all.as_slice()),
+            ("required", req.required.as_slice()),
+            ("covers", req.covers.as_deref().unwrap_or_default()),
+        ];
+        for (field, ids) in lists {
+            for (j, id) in ids.iter().enumerate() {
+                let path = format!("requirements[{i}].{field}[{j}]");
+                if !is_record(id) {
+                    out.push(
+                        Severity::Error,
+                        kinds::REQUIREMENT_ID_NOT_RECORD,
+                        path,
+                        vec![req.id.clone(), id.clone()],
+                        format!("{field} names {id}, which is not a record"),
+                    );
+                } else if field == "when_all" && !index.is_public_concept(id) {
+                    out.push(
+                        Severity::Error,
+                        kinds::WHEN_ALL_NOT_PUBLIC_CONCEPT,
+                        path,
+                        vec![req.id.clone(), id.clone()],
+                        format!("when_all names {id}, which is not a public concept; no question resolves it, so the requirement never applies"),
+                    );
+                }
+            }
+        }
+        for (k, p) in req.required_paths.iter().flatten().enumerate() {
+            let base = format!("requirements[{i}].required_paths[{k}]");
+            for (j, id) in p.records.iter().enumerate() {
+                if !is_record(id) {
+                    out.push(
+                        Severity::Error,
+                        kinds::REQUIRED_PATH_RECORD_NOT_RECORD,
+                        format!("{base}.records[{j}]"),
+                        vec![req.id.clone(), id.clone()],
+                        format!("the required path passes through {id}, which is not a record"),
+                    );
+                }
+            }
+            for (j, hop) in p.assertions.iter().enumerate() {
+                let path = format!("{base}.assertions[{j}]");
+                let (from, to) = (p.records.get(j), p.records.get(j + 1));
+                match index.assertion(hop) {
+                    None => out.push(
+                        Severity::Error,
+                        kinds::REQUIRED_PATH_HOP_NOT_ASSERTION,
+                        path,
+                        vec![req.id.clone(), hop.clone()],
+                        format!("hop {hop} is not an assertion in the index; the path can never be retained"),
+                    ),
+                    Some(a) if Some(&a.source) != from || Some(&a.target) != to => out.push(
+                        Severity::Error,
+                        kinds::REQUIRED_PATH_HOP_MISMATCH,
+                        path,
+                        vec![req.id.clone(), hop.clone()],
+                        format!(
+                            "hop {hop} runs from {} to {}, but the path needs {} to {}",
+                            a.source,
+                            a.target,
+                            from.map_or("(nothing)", String::as_str),
+                            to.map_or("(nothing)", String::as_str)
+                        ),
+                    ),
+                    Some(a) if !supported(&a.predicate) => out.push(
+                        Severity::Error,
+                        kinds::REQUIRED_PATH_HOP_MISMATCH,
+                        path,
+                        vec![req.id.clone(), hop.clone()],
+                        format!("hop {hop} has predicate {}, which traversal never follows", a.predicate),
+                    ),
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+
+    shared_aliases(index, &mut out);
+    uncovered_concepts(index, &mut out);
+    unreachable_records(index, &mut out);
+
+    let mut findings = out.0;
+    findings.sort_by_key(|f| f.severity);
+    LintReport { findings }
+}
+
+fn governance(out: &mut Out, codes: &[Governance], path: String, id: &str) {
+    for &g in codes {
+        let (kind, message) = match g {
+            Governance::MissingProvenance => (
+                kinds::PROVENANCE_GAP,
+                "provenance is absent or incomplete (an http(s) url, a source_sha256, a locator and a captured_at are needed)".to_owned(),
+            ),
+            other => (
+                kinds::GOVERNANCE_GAP,
+                format!("governance gap {}: any package that reaches this item is insufficient", other.code()),
+            ),
+        };
+        out.0.push(Finding {
+            severity: Severity::Error,
+            kind,
+            code: Some(g.code()),
+            path: path.clone(),
+            ids: vec![id.to_owned()],
+            message,
+        });
+    }
+}
+
+/// Groups label and alias texts of public concepts by the engine's own token key
+/// (`case_sensitive` plus the token sequence, as the alias table builds it).
+fn shared_aliases(index: &ContextIndex, out: &mut Out) {
+    let doc = index.document();
+    let mut groups: Vec<(String, String, Vec<usize>)> = Vec::new();
+    let mut by_key: HashMap<String, usize> = HashMap::new();
+    for (ri, r) in doc.records.iter().enumerate() {
+        if r.kind != RecordKind::Concept || r.access != Access::Public {
+            continue;
+        }
+        let texts = std::iter::once((r.label.as_str(), false)).chain(
+            r.aliases
+                .iter()
+                .flatten()
+                .map(|a| (a.text(), a.case_sensitive())),
+        );
+        for (text, case_sensitive) in texts {
+            let tokens = if case_sensitive {
+                exact_tokens(text)
+            } else {
+                folded_tokens(text)
+            };
+            if tokens.is_empty() {
+                continue;
+            }
+            let key = format!("{case_sensitive}:{}", tokens.join(" "));
+            match by_key.get(&key) {
+                Some(&g) => {
+                    if !groups[g].2.contains(&ri) {
+                        groups[g].2.push(ri);
+                    }
+                }
+                None => {
+                    by_key.insert(key.clone(), groups.len());
+                    groups.push((key, text.to_owned(), vec![ri]));
+                }
+            }
+        }
+    }
+    for (_, text, records) in groups.into_iter().filter(|g| g.2.len() > 1) {
+        let ids: Vec<String> = records.iter().map(|&i| doc.records[i].id.clone()).collect();
+        out.push(
+            Severity::Warning,
+            kinds::SHARED_ALIAS,
+            format!("records[{}]", records[0]),
+            ids.clone(),
+            format!(
+                "\"{text}\" is an alias or label of {} public concepts ({}); a question using it is always ambiguous",
+                ids.len(),
+                ids.join(", ")
+            ),
+        );
+    }
+}
+
+fn uncovered_concepts(index: &ContextIndex, out: &mut Out) {
+    let doc = index.document();
+    let covered: HashSet<&str> = doc
+        .requirements
+        .iter()
+        .flat_map(|r| r.when_all.iter().chain(r.covers.iter().flatten()))
+        .map(String::as_str)
+        .collect();
+    for (i, r) in doc.records.iter().enumerate() {
+        if index.is_public_concept(&r.id) && !covered.contains(r.id.as_str()) {
+            out.push(
+                Severity::Info,
+                kinds::UNCOVERED_CONCEPT,
+                format!("records[{i}]"),
+                vec![r.id.clone()],
+                "no requirement names this concept in when_all or covers; a question that resolves it is never sufficient".into(),
+            );
+        }
+    }
+}
+
+/// Breadth-first over supported edges from every public concept (the only possible seeds).
+/// Restricted records are reached but never expanded, as in traversal; guards are ignored, so
+/// this over-approximates what any one question reaches.
+fn unreachable_records(index: &ContextIndex, out: &mut Out) {
+    let doc = index.document();
+    let mut outgoing: Vec<Vec<usize>> = vec![Vec::new(); doc.records.len()];
+    for a in &doc.assertions {
+        if !SUPPORTED_PREDICATES.contains(&a.predicate.as_str()) {
+            continue;
+        }
+        if let (Some(s), Some(t)) = (index.record_index(&a.source), index.record_index(&a.target)) {
+            outgoing[s].push(t);
+        }
+    }
+    let mut reached = vec![false; doc.records.len()];
+    let mut queue: VecDeque<usize> = VecDeque::new();
+    for (i, r) in doc.records.iter().enumerate() {
+        if index.is_public_concept(&r.id) {
+            reached[i] = true;
+            queue.push_back(i);
+        }
+    }
+    while let Some(i) = queue.pop_front() {
+        if doc.records[i].access == Access::Restricted {
+            continue;
+        }
+        for &t in &outgoing[i] {
+            if !reached[t] {
+                reached[t] = true;
+                queue.push_back(t);
+            }
+        }
+    }
+    for (i, r) in doc.records.iter().enumerate() {
+        if !reached[i] {
+            out.push(
+                Severity::Warning,
+                kinds::UNREACHABLE_RECORD,
+                format!("records[{i}]"),
+                vec![r.id.clone()],
+                "no supported edge from any public concept reaches this record; no package can contain it".into(),
+            );
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! The allow-listed bundle registry.
+//!
+//! Requests name a logical bundle id (and optionally a version); they never name a URL or a
+//! path. Every index file is read and verified once, at start-up: its bytes must hash to the
+//! declared SHA-256, it must validate, and its snapshot must match the declared one if any.
+//! A bundle version that fails is refused and reported; the others are still served.
+
+use okf_engine::{Binding, ContextIndex};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Pattern of logical bundle ids and version names: `^[a-z0-9][a-z0-9._-]{0,63}$`.
+pub fn is_logical_id(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 64
+        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+        && b.iter().all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'_' | b'-'))
+}
+
+/// A registry file (TOML).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegistryFile {
+    /// The bundles.
+    #[serde(default)]
+    pub bundle: Vec<BundleDecl>,
+}
+
+/// One `[[bundle]]` entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BundleDecl {
+    /// Logical id requests use.
+    pub id: String,
+    /// Index file, relative to the registry file.
+    pub index: PathBuf,
+    /// SHA-256 of the index file's bytes.
+    pub sha256: String,
+    /// URL recorded in every package's binding.
+    pub index_url: String,
+    /// Expected `bundle.snapshot`, if declared.
+    #[serde(default)]
+    pub snapshot: Option<String>,
+    /// Date (YYYY-MM-DD) the main index took effect, for `as_of` selection.
+    #[serde(default)]
+    pub published: Option<String>,
+    /// Name of the main index as a version (default `current`).
+    #[serde(default)]
+    pub version_name: Option<String>,
+    /// Which version serves requests without `version` (default: the main index).
+    #[serde(default)]
+    pub default_version: Option<String>,
+    /// Further named versions.
+    #[serde(default)]
+    pub versions: Vec<VersionDecl>,
+}
+
+/// One `[[bundle.versions]]` entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VersionDecl {
+    /// Version name requests use.
+    pub name: String,
+    /// Index file, relative to the registry file.
+    pub index: PathBuf,
+    /// SHA-256 of the file's bytes.
+    pub sha256: String,
+    /// Binding URL (defaults to the bundle's `index_url`).
+    #[serde(default)]
+    pub index_url: Option<String>,
+    /// Expected snapshot, if declared.
+    #[serde(default)]
+    pub snapshot: Option<String>,
+    /// Date (YYYY-MM-DD) this version took effect.
+    #[serde(default)]
+    pub published: Option<String>,
+}
+
+/// A verified, servable index.
+#[derive(Debug, Clone)]
+pub struct LoadedVersion {
+    /// The validated index.
+    pub index: Arc<ContextIndex>,
+    /// Binding recorded in packages: the declared URL and the file's SHA-256.
+    pub binding: Binding,
+}
+
+/// A version entry as listed by `/api/bundles`.
+#[derive(Debug, Clone)]
+pub struct VersionEntry {
+    /// Version name.
+    pub name: String,
+    /// Declared or observed snapshot.
+    pub snapshot: Option<String>,
+    /// Declared SHA-256 of the file.
+    pub index_sha256: String,
+    /// Binding URL.
+    pub index_url: String,
+    /// Effective date, if declared.
+    pub published: Option<String>,
+    /// The loaded index, or why it was refused.
+    pub state: Result<LoadedVersion, String>,
+}
+
+/// A logical bundle with its versions.
+#[derive(Debug, Clone)]
+pub struct BundleEntry {
+    /// Logical id.
+    pub id: String,
+    /// Versions by name (ordered by name for stable listings).
+    pub versions: BTreeMap<String, VersionEntry>,
+    /// Version used when a request names none.
+    pub default_version: String,
+}
+
+/// All bundles the server may serve.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    /// Bundles by id.
+    pub bundles: BTreeMap<String, BundleEntry>,
+}
+
+/// Problems with the registry file itself (as opposed to one refused bundle).
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    /// The registry file could not be read.
+    #[error("cannot read registry {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The registry is not valid TOML of the documented shape.
+    #[error("registry {path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message.
+        message: String,
+    },
+    /// An entry breaks a rule that makes the whole registry ambiguous.
+    #[error("registry {path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The embedded example bundle failed to load (a build defect).
+    #[error("embedded example bundle: {0}")]
+    Example(okf_engine::Error),
+}
+
+/// Date check for `published` and `as_of`: `YYYY-MM-DD` on a real calendar day.
+pub fn is_date(s: &str) -> bool {
+    okf_engine::validate::is_timestamp(&format!("{s}T00:00:00Z")) && s.len() == 10
+}
+
+impl Registry {
+    /// A registry with only the embedded example bundle, under the id `example`.
+    pub fn example(index_json: &str) -> Result<Self, RegistryError> {
+        let index = ContextIndex::from_json_str(index_json).map_err(RegistryError::Example)?;
+        let binding = index.default_binding().clone();
+        let snapshot = index.document().bundle.snapshot.clone();
+        let version = VersionEntry {
+            name: "current".into(),
+            snapshot: Some(snapshot),
+            index_sha256: binding.index_sha256.clone(),
+            index_url: binding.index_url.clone(),
+            published: None,
+            state: Ok(LoadedVersion { index: Arc::new(index), binding }),
+        };
+        let mut registry = Registry::default();
+        registry.bundles.insert(
+            "example".into(),
+            BundleEntry {
+                id: "example".into(),
+                versions: BTreeMap::from([("current".into(), version)]),
+                default_version: "current".into(),
+            },
+        );
+        Ok(registry)
+    }
+
+    /// Reads and verifies a registry file. Individual bundle versions that fail verification
+    /// are kept as refused entries; only a malformed registry is an error.
+    pub fn load(path: &Path) -> Result<Self, RegistryError> {
+        let text = std::fs::read_to_string(path).map_err(|source| RegistryError::Read { path: path.into(), source })?;
+        let file: RegistryFile =
+            toml::from_str(&text).map_err(|e| RegistryError::Parse { path: path.into(), message: e.to_string() })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let invalid = |message: String| RegistryError::Invalid { path: path.into(), message };
+        let mut registry = Registry::default();
+        for decl in file.bundle {
+            if !is_logical_id(&decl.id) {
+                return Err(invalid(format!("bundle id {:?} must match ^[a-z0-9][a-z0-9._-]{{0,63}}$", decl.id)));
+            }
+            if registry.bundles.contains_key(&decl.id) {
+                return Err(invalid(format!("bundle id {:?} is declared twice", decl.id)));
+            }
+            let main_name = decl.version_name.clone().unwrap_or_else(|| "current".into());
+            let mut decls = vec![VersionDecl {
+                name: main_name.clone(),
+                index: decl.index.clone(),
+                sha256: decl.sha256.clone(),
+                index_url: Some(decl.index_url.clone()),
+                snapshot: decl.snapshot.clone(),
+                published: decl.published.clone(),
+            }];
+            decls.extend(decl.versions);
+            let mut versions = BTreeMap::new();
+            for v in decls {
+                if !is_logical_id(&v.name) {
+                    return Err(invalid(format!("version name {:?} of bundle {:?} must match ^[a-z0-9][a-z0-9._-]{{0,63}}$", v.name, decl.id)));
+                }
+                if let Some(p) = v.published.as_deref().filter(|p| !is_date(p)) {
+                    return Err(invalid(format!("published {p:?} of {}/{} must be YYYY-MM-DD", decl.id, v.name)));
+                }
+                if versions.contains_key(&v.name) {
+                    return Err(invalid(format!("version {:?} of bundle {:?} is declared twice", v.name, decl.id)));
+                }
+                let index_url = v.index_url.clone().unwrap_or_else(|| decl.index_url.clone());
+                let state = load_version(&base.join(&v.index), &v.sha256, &index_url, v.snapshot.as_deref());
+                let snapshot = match &state {
+                    Ok(loaded) => Some(loaded.index.document().bundle.snapshot.clone()),
+                    Err(_) => v.snapshot.clone(),
+                };
+                versions.insert(
+                    v.name.clone(),
+                    VersionEntry { name: v.name, snapshot, index_sha256: v.sha256, index_url, published: v.published, state },
+                );
+            }
+            let default_version = decl.default_version.unwrap_or(main_name);
+            if !versions.contains_key(&default_version) {
+                return Err(invalid(format!("default_version {default_version:?} of bundle {:?} is not declared", decl.id)));
+            }
+            registry.bundles.insert(decl.id.clone(), BundleEntry { id: decl.id, versions, default_version });
+        }
+        Ok(registry)
+    }
+
+    /// Versions that were refused at start-up, as `(bundle, version, reason)`.
+    pub fn refusals(&self) -> Vec<(String, String, String)> {
+        self.bundles
+            .values()
+            .flat_map(|b| {
+                b.versions.values().filter_map(|v| v.state.as_ref().err().map(|r| (b.id.clone(), v.name.clone(), r.clone())))
+            })
+            .collect()
+    }
+}
+
+/// Reads, hashes, validates and binds one index file.
+fn load_version(path: &Path, sha256: &str, index_url: &str, snapshot: Option<&str>) -> Result<LoadedVersion, String> {
+    if !okf_engine::canonical::is_hex64(sha256) {
+        return Err("declared sha256 is not 64 lowercase hex characters".into());
+    }
+    let binding = Binding { index_url: index_url.to_owned(), index_sha256: sha256.to_owned() };
+    okf_engine::check_binding(&binding).map_err(|e| format!("index_url: {e}"))?;
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let actual = okf_engine::canonical::sha256_hex(&bytes);
+    if actual != sha256 {
+        return Err(format!("file SHA-256 is {actual}, registry declares {sha256}"));
+    }
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| format!("index is not JSON: {e}"))?;
+    let index = ContextIndex::from_value(value, snapshot).map_err(|e| e.to_string())?;
+    Ok(LoadedVersion { index: Arc::new(index), binding })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logical_ids() {
+        assert!(is_logical_id("okf-dwp"));
+        assert!(is_logical_id("example"));
+        assert!(is_logical_id("a.b_c-1"));
+        for bad in ["", "Okf", "-x", "https://x", "../etc", "a/b", "a b", &"a".repeat(65)] {
+            assert!(!is_logical_id(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn dates() {
+        assert!(is_date("2026-09-16"));
+        assert!(!is_date("2026-02-30"));
+        assert!(!is_date("2026-9-16"));
+        assert!(!is_date("2026-09-16T00:00:00Z"));
+    }
+}

@@ -1,0 +1,85 @@
+//! `okf serve`: wires the registry (or the embedded example) to the HTTP/MCP server.
+
+use crate::{CliError, example};
+use clap::Args;
+use okf_server::{CacheLimits, HttpConfig, Registry, Service};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Options of `okf serve`.
+#[derive(Args)]
+pub(crate) struct ServeArgs {
+    /// Registry file (TOML) of allow-listed bundles. Without it the embedded example bundle is
+    /// served under the id `example`.
+    #[arg(long)]
+    registry: Option<PathBuf>,
+    /// Address to listen on; port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// Extra host name the Host header may carry (repeatable; loopback names are always allowed).
+    #[arg(long = "allow-host")]
+    allow_hosts: Vec<String>,
+    /// Extra browser origin allowed to call the server, e.g. https://chatgpt.com (repeatable).
+    #[arg(long = "allow-origin")]
+    allow_origins: Vec<String>,
+    /// Most requests handled at once; more get 429.
+    #[arg(long, default_value_t = 64)]
+    max_concurrent: usize,
+    /// Most requests per minute across all clients; more get 429 (0 disables the limit).
+    #[arg(long, default_value_t = 6000)]
+    rate_limit_per_minute: u32,
+    /// Request timeout in milliseconds, body reading included.
+    #[arg(long, default_value_t = 10_000)]
+    timeout_ms: u64,
+    /// Most packages retained for /api/context and okf_get_context.
+    #[arg(long, default_value_t = 256)]
+    cache_entries: usize,
+    /// Most package bytes retained.
+    #[arg(long, default_value_t = 64 * 1024 * 1024)]
+    cache_bytes: usize,
+}
+
+/// A failure to start or run the server.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ServeFailure {
+    /// The registry is unusable.
+    #[error(transparent)]
+    Registry(#[from] okf_server::RegistryError),
+    /// The server could not start or stopped with an error.
+    #[error(transparent)]
+    Serve(#[from] okf_server::ServeError),
+    /// The async runtime could not start.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(ansi).with_target(true).compact().init();
+    let registry = match &args.registry {
+        Some(path) => Registry::load(path).map_err(ServeFailure::from)?,
+        None => Registry::example(example::INDEX_JSON).map_err(ServeFailure::from)?,
+    };
+    for (bundle, version, reason) in registry.refusals() {
+        tracing::warn!(target: "okf::registry", bundle, version, reason, "bundle version refused");
+    }
+    let service = Service::new(registry, CacheLimits { max_entries: args.cache_entries, max_bytes: args.cache_bytes });
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(ServeFailure::Runtime)?;
+    let ServeArgs { listen, allow_hosts, allow_origins, max_concurrent, rate_limit_per_minute, timeout_ms, .. } = args;
+    let configure = Box::new(move |config: &mut HttpConfig| {
+        config.allowed_hosts.extend(allow_hosts);
+        config.allowed_origins.extend(allow_origins);
+        config.max_concurrent = max_concurrent.max(1);
+        config.rate_limit = (rate_limit_per_minute > 0).then(|| (rate_limit_per_minute, Duration::from_secs(60)));
+        config.request_timeout = Duration::from_millis(timeout_ms.max(1));
+    });
+    runtime
+        .block_on(okf_server::serve(service, &listen, configure, |addr| {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "listening on http://{addr}");
+            let _ = out.flush();
+        }))
+        .map_err(ServeFailure::from)?;
+    Ok(())
+}

@@ -1,0 +1,207 @@
+//! Helpers for tests that run the real `okf` binary and talk HTTP to `okf serve`.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStderr, Command, Output, Stdio};
+use std::time::Duration;
+
+/// Runs `okf` with arguments.
+pub fn okf(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_okf")).args(args).output().expect("okf runs")
+}
+
+/// A path under `../shared`.
+pub fn shared(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(rel).canonicalize().unwrap().to_string_lossy().into_owned()
+}
+
+/// A fresh temporary directory for this test process.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("okf-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A running `okf serve`, killed on drop.
+pub struct Server {
+    child: Child,
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+    stderr: Option<ChildStderr>,
+}
+
+impl Server {
+    /// Starts `okf serve --listen 127.0.0.1:0 <extra args>` and waits for its listening line.
+    pub fn start(extra: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_okf"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("okf serve starts");
+        let stdout = child.stdout.take().unwrap();
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).unwrap();
+        let addr = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_owned();
+        let stderr = child.stderr.take();
+        Server { child, addr, stderr }
+    }
+
+    /// The port the server listens on.
+    pub fn port(&self) -> u16 {
+        self.addr.rsplit(':').next().unwrap().parse().unwrap()
+    }
+
+    /// Stops the server and returns everything it logged.
+    pub fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let mut log = String::new();
+        if let Some(mut e) = self.stderr.take() {
+            let _ = e.read_to_string(&mut log);
+        }
+        log
+    }
+
+    /// Sends one request and reads the whole response.
+    pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            head.push_str(&format!("Host: {}\r\n", self.addr));
+        }
+        for (k, v) in headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(body).unwrap();
+        read_response(&mut stream)
+    }
+
+    /// `POST /api/ask` with a JSON body.
+    pub fn ask(&self, body: &serde_json::Value) -> Response {
+        self.request("POST", "/api/ask", &[("Content-Type", "application/json")], body.to_string().as_bytes())
+    }
+
+    /// A JSON-RPC call on `/mcp` (legacy protocol header unless `extra` overrides it).
+    pub fn mcp(&self, body: &serde_json::Value, extra: &[(&str, &str)]) -> Response {
+        let mut headers = vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+        if !extra.iter().any(|(k, _)| k.eq_ignore_ascii_case("mcp-protocol-version")) {
+            headers.push(("MCP-Protocol-Version", "2025-11-25"));
+        }
+        headers.extend_from_slice(extra);
+        self.request("POST", "/mcp", &headers, body.to_string().as_bytes())
+    }
+
+    /// Opens a connection and sends only the headers of a POST with a body that never comes.
+    pub fn stalled_post(&self, path: &str) -> TcpStream {
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{{",
+            self.addr
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        stream
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A parsed HTTP response.
+#[derive(Debug)]
+pub struct Response {
+    /// Status code.
+    pub status: u16,
+    /// Headers, names lowercased.
+    pub headers: Vec<(String, String)>,
+    /// Body bytes (de-chunked).
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    /// A header value by (lowercase) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+    /// The body as text.
+    pub fn text(&self) -> String {
+        String::from_utf8(self.body.clone()).unwrap()
+    }
+    /// The body as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+}
+
+/// Reads a complete HTTP/1.1 response from a stream that the server closes.
+pub fn read_response(stream: &mut TcpStream) -> Response {
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("header end");
+    let head = String::from_utf8(raw[..split].to_vec()).unwrap();
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':').map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned())))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    if headers.iter().any(|(k, v)| k == "transfer-encoding" && v.contains("chunked")) {
+        body = dechunk(&body);
+    }
+    Response { status, headers, body }
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let Some(end) = data.windows(2).position(|w| w == b"\r\n") else { break };
+        let size = usize::from_str_radix(std::str::from_utf8(&data[..end]).unwrap().trim(), 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        out.extend_from_slice(&data[end + 2..end + 2 + size]);
+        data = &data[end + 2 + size + 2..];
+    }
+    out
+}
+
+/// The DWP registry of the issue, written to a temporary file (absolute index path).
+pub fn dwp_registry(dir: &Path, extra: &str) -> PathBuf {
+    let path = dir.join("registry.toml");
+    let text = format!(
+        r#"[[bundle]]
+id = "okf-dwp"
+index = "{index}"
+sha256 = "{DWP_SHA}"
+index_url = "{DWP_URL}"
+{extra}
+"#,
+        index = shared("dwp/full-dmg/context/assembly-index.json"),
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The DWP index file's SHA-256.
+pub const DWP_SHA: &str = "38159445a60d4bcabc23cb2cf728e14cbd0a4b55013276c291356e7a1452ff54";
+/// The DWP index URL recorded in bindings.
+pub const DWP_URL: &str =
+    "https://raw.githubusercontent.com/chris-page-gov/okf-dwp/efb05c66616a9cd4328a86cf412780fe7bc7cf0b/full-dmg/context/assembly-index.json";
+
+/// The DWP imprisonment question.
+pub fn imprisonment_question() -> String {
+    let case: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(shared("dwp/evaluation/context-assembly/imprisonment-case.json")).unwrap()).unwrap();
+    case["question"].as_str().unwrap().to_owned()
+}
