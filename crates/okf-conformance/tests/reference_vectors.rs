@@ -5,7 +5,10 @@
 //! acceptance criteria name, so these tests need `python3`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use okf_engine::{Binding, Budget, ContextIndex, EvidenceStatus, PackageRule, assemble, package_identity, verify_package};
+use okf_engine::{
+    Binding, Budget, ContextIndex, EvidenceStatus, PackageRule, assemble, package_identity,
+    verify_package,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,14 +20,19 @@ fn shared() -> PathBuf {
 
 fn read_json(rel: &str) -> Value {
     let path = shared().join(rel);
-    serde_json::from_slice(&std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()
+    serde_json::from_slice(
+        &std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    )
+    .unwrap()
 }
 
 const DWP_INDEX: &str = "dwp/full-dmg/context/assembly-index.json";
 
 fn dwp_index() -> &'static ContextIndex {
     static INDEX: OnceLock<ContextIndex> = OnceLock::new();
-    INDEX.get_or_init(|| ContextIndex::from_json_slice(&std::fs::read(shared().join(DWP_INDEX)).unwrap()).unwrap())
+    INDEX.get_or_init(|| {
+        ContextIndex::from_json_slice(&std::fs::read(shared().join(DWP_INDEX)).unwrap()).unwrap()
+    })
 }
 
 /// Assembles the reference package's question with its recorded binding and returns our JSON.
@@ -50,7 +58,11 @@ fn compare_with_shared_tool(reference_rel: &str, ours: &str) {
         .output()
         .expect("python3 runs ../shared/tools/compare-packages");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "compare-packages: {stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "compare-packages: {stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert_eq!(stdout.trim(), "semantically equal");
 }
 
@@ -71,8 +83,23 @@ fn dwp_hospital_question_matches_reference_package() {
     let (_, ours) = replay("dwp/reference/hospital-package.json");
     let package: Value = serde_json::from_str(&ours.json).unwrap();
     assert_eq!(package["evidence_status"], "insufficient");
-    let terms: Vec<&str> = package["unresolved_terms"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
-    assert_eq!(terms, ["admitted", "amount", "applicable", "changes", "dwp", "hospital"]);
+    let terms: Vec<&str> = package["unresolved_terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        terms,
+        [
+            "admitted",
+            "amount",
+            "applicable",
+            "changes",
+            "dwp",
+            "hospital"
+        ]
+    );
     compare_with_shared_tool("dwp/reference/hospital-package.json", &ours.json);
 }
 
@@ -115,18 +142,29 @@ fn identity_rule_reproduces_corpus_golden_vector() {
     // Spec §0.2 vector 1: a package retained from the reference engine.
     let package = read_json("okf-explorer/fixtures/context-corpus-v1-74e29.json");
     let identity = package_identity(&package).unwrap();
-    assert_eq!(identity.context_id, "urn:sha256:882681725746912d484617fac927b37096186efa8367c36196c9edf85166d779");
+    assert_eq!(
+        identity.context_id,
+        "urn:sha256:882681725746912d484617fac927b37096186efa8367c36196c9edf85166d779"
+    );
     assert_eq!(identity.used_bytes, 3656);
 }
 
 #[test]
 fn one_changed_byte_of_record_text_fails_verification() {
     let mut package = read_json("dwp/reference/imprisonment-package.json");
-    let text = package["selected"][3]["record"]["text"].as_str().unwrap().to_owned();
+    let text = package["selected"][3]["record"]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let mut bytes = text.into_bytes();
     bytes[0] = if bytes[0] == b'X' { b'Y' } else { b'X' };
     package["selected"][3]["record"]["text"] = Value::String(String::from_utf8(bytes).unwrap());
-    assert!(matches!(verify_package(&package), Err(okf_engine::Error::Package(PackageRule::ContextIdMismatch { .. }))));
+    assert!(matches!(
+        verify_package(&package),
+        Err(okf_engine::Error::Package(
+            PackageRule::ContextIdMismatch { .. }
+        ))
+    ));
 }
 
 #[test]
@@ -134,8 +172,12 @@ fn dwp_index_default_binding_is_canonical_digest_under_source_url() {
     let index = dwp_index();
     let binding = index.default_binding();
     assert_eq!(binding.index_url, index.document().bundle.source_url);
-    let value: Value = serde_json::from_slice(&std::fs::read(shared().join(DWP_INDEX)).unwrap()).unwrap();
+    let value: Value =
+        serde_json::from_slice(&std::fs::read(shared().join(DWP_INDEX)).unwrap()).unwrap();
     let canonical = okf_engine::canonical::to_canonical_string(&value).unwrap();
-    assert_eq!(binding.index_sha256, okf_engine::canonical::sha256_hex(canonical.as_bytes()));
+    assert_eq!(
+        binding.index_sha256,
+        okf_engine::canonical::sha256_hex(canonical.as_bytes())
+    );
     assert_eq!(index.compact_bytes(), canonical.len());
 }

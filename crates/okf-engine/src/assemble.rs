@@ -31,11 +31,32 @@ pub struct Issue {
     pub ids: Vec<String>,
 }
 
-/// An ordered issue list that drops a row whose code and ids repeat an earlier row.
+/// Single-id issue codes that grouping merges into one row per code and message (spec §3.7).
+const GROUPABLE: [&str; 15] = [
+    "node_budget",
+    "byte_budget",
+    "missing_record",
+    "restricted_evidence",
+    "missing_scope",
+    "missing_authority",
+    "authority_mismatch",
+    "missing_provenance",
+    "missing_rights",
+    "missing_evidence",
+    "unresolved_unit_boundary",
+    "evidence_digest_mismatch",
+    "unit_fragment_integrity",
+    "unsupported_predicate",
+    "uncovered_resolved_concept",
+];
+
+/// An ordered issue list that drops a row whose code and ids repeat an earlier row, and that
+/// optionally groups single-id rows of the same code and message.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct IssueList {
     pub items: Vec<Issue>,
     keys: HashSet<String>,
+    grouped: bool,
 }
 
 impl IssueList {
@@ -49,12 +70,28 @@ impl IssueList {
         message: impl Into<Cow<'static, str>>,
         ids: Vec<String>,
     ) {
+        let message = message.into();
+        if let ([id], true) = (ids.as_slice(), self.grouped && GROUPABLE.contains(&code)) {
+            let row = self
+                .items
+                .iter_mut()
+                .find(|r| r.code == code && r.message == message && !r.ids.is_empty());
+            if let Some(row) = row {
+                if !row.ids.contains(id) {
+                    row.ids.push(id.clone());
+                }
+                return;
+            }
+        }
         if self.keys.insert(Self::key(code, &ids)) {
-            self.items.push(Issue {
-                code,
-                message: message.into(),
-                ids,
-            });
+            self.items.push(Issue { code, message, ids });
+        }
+    }
+
+    fn new(grouped: bool) -> Self {
+        IssueList {
+            grouped,
+            ..IssueList::default()
         }
     }
 
@@ -66,7 +103,6 @@ impl IssueList {
             .map(|i| Self::key(i.code, &i.ids))
             .collect();
     }
-
 }
 
 /// Fixed issue messages. Every per-item message is item-independent, so grouping by message
@@ -222,6 +258,7 @@ pub(crate) struct Setup<'a> {
     pub is_resolved: Vec<bool>,
     pub applicable: Vec<u32>,
     pub alternatives: Vec<(Rc<str>, u32)>,
+    pub options: AssembleOptions,
 }
 
 struct Item {
@@ -252,7 +289,16 @@ pub(crate) struct Pass<'s, 'a> {
     pub fallback: bool,
 }
 
-/// Assembles the evidence package for a question.
+/// Options beyond the question, budget and binding. The defaults give direct-index behaviour;
+/// corpus loaders will add lexical seeds and a retrieval section here.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AssembleOptions {
+    /// Merge single-id issues of the same code and message into one row (spec §3.7 "issue
+    /// grouping"), as the reference does for unit corpora (`okf-context-corpus.v2`/`v3`).
+    pub group_issues: bool,
+}
+
+/// Assembles the evidence package for a question with default options.
 ///
 /// `binding` defaults to the index's own binding (spec §1.2). Fails only for an invalid
 /// question or binding, or when not even the metadata-only refusal fits `budget.max_bytes`.
@@ -262,6 +308,23 @@ pub fn assemble(
     budget: &Budget,
     binding: Option<&Binding>,
 ) -> Result<Assembled, Error> {
+    assemble_with_options(
+        index,
+        question,
+        budget,
+        binding,
+        &AssembleOptions::default(),
+    )
+}
+
+/// Assembles the evidence package for a question with explicit options.
+pub fn assemble_with_options(
+    index: &ContextIndex,
+    question: &str,
+    budget: &Budget,
+    binding: Option<&Binding>,
+    options: &AssembleOptions,
+) -> Result<Assembled, Error> {
     check_question(question)?;
     let binding = match binding {
         Some(b) => {
@@ -270,7 +333,7 @@ pub fn assemble(
         }
         None => index.default_binding().clone(),
     };
-    let setup = Setup::new(index, question, *budget, binding);
+    let setup = Setup::new(index, question, *budget, binding, *options);
     let baseline = setup.run(None);
     match setup.allocation_plan(&baseline) {
         Some(plan) => package::finalize(&PackageView::new(&setup.run(Some(&plan)))),
@@ -308,7 +371,13 @@ pub fn check_binding(binding: &Binding) -> Result<(), Error> {
 }
 
 impl<'a> Setup<'a> {
-    fn new(index: &'a ContextIndex, question: &'a str, budget: Budget, binding: Binding) -> Self {
+    fn new(
+        index: &'a ContextIndex,
+        question: &'a str,
+        budget: Budget,
+        binding: Binding,
+        options: AssembleOptions,
+    ) -> Self {
         let resolution = resolve(index, question);
         let doc = index.document();
         let mut is_resolved = vec![false; doc.records.len()];
@@ -344,6 +413,7 @@ impl<'a> Setup<'a> {
             is_resolved,
             applicable,
             alternatives,
+            options,
         }
     }
 
@@ -396,8 +466,8 @@ impl<'a> Setup<'a> {
             selection_of: vec![None; doc.records.len()],
             held: Vec::new(),
             is_held: vec![false; doc.assertions.len()],
-            missing_evidence: IssueList::default(),
-            omissions: IssueList::default(),
+            missing_evidence: IssueList::new(self.options.group_issues),
+            omissions: IssueList::new(self.options.group_issues),
             conflicts: IssueList::default(),
             guard_decisions: vec![None; doc.assertions.len()],
             reached_depth: 0,
@@ -905,10 +975,15 @@ impl<'s, 'a> Pass<'s, 'a> {
             }
         }
         for ids in dependencies {
-            self.missing_evidence.push("missing_dependency", msg::MISSING_DEPENDENCY, ids);
+            self.missing_evidence
+                .push("missing_dependency", msg::MISSING_DEPENDENCY, ids);
         }
-        let mentioned: HashSet<&str> =
-            self.missing_evidence.items.iter().flat_map(|i| i.ids.iter().map(String::as_str)).collect();
+        let mentioned: HashSet<&str> = self
+            .missing_evidence
+            .items
+            .iter()
+            .flat_map(|i| i.ids.iter().map(String::as_str))
+            .collect();
 
         self.requirements = setup
             .applicable

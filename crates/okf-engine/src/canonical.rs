@@ -66,7 +66,11 @@ const HASH_BATCH: usize = 16 * 1024;
 
 impl Default for HashSink {
     fn default() -> Self {
-        HashSink { hasher: Sha256::new(), buffer: Vec::with_capacity(HASH_BATCH), len: 0 }
+        HashSink {
+            hasher: Sha256::new(),
+            buffer: Vec::with_capacity(HASH_BATCH),
+            len: 0,
+        }
     }
 }
 
@@ -110,7 +114,9 @@ pub fn write_str<S: Sink + ?Sized>(out: &mut S, s: &str) {
     out.byte(b'"');
     let bytes = s.as_bytes();
     // Most strings need no escaping; a branch-free scan lets the compiler vectorise the check.
-    let needs_escape = bytes.iter().fold(false, |acc, &b| acc | (b < 0x20) | (b == b'"') | (b == b'\\'));
+    let needs_escape = bytes.iter().fold(false, |acc, &b| {
+        acc | (b < 0x20) | (b == b'"') | (b == b'\\')
+    });
     if !needs_escape {
         out.raw(s);
         out.byte(b'"');

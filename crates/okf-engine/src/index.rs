@@ -100,13 +100,20 @@ mod erased {
 
     impl<T: serde::Serialize> Canonical for T {
         fn canonical(&self) -> Result<String, Error> {
-            serde_json::to_string(self).map_err(|e| Error::Json { what: "index", message: e.to_string() })
+            serde_json::to_string(self).map_err(|e| Error::Json {
+                what: "index",
+                message: e.to_string(),
+            })
         }
     }
 }
 
 /// Canonical JSON of the whole index, assembled from the already-canonical item texts.
-fn canonical_index(doc: &IndexDocument, records: &[String], assertions: &[String]) -> Result<String, Error> {
+fn canonical_index(
+    doc: &IndexDocument,
+    records: &[String],
+    assertions: &[String],
+) -> Result<String, Error> {
     use erased::Canonical;
     let total: usize = records.iter().chain(assertions).map(|s| s.len() + 1).sum();
     let mut out = String::with_capacity(total + 4096);
@@ -140,10 +147,16 @@ fn canonical_index(doc: &IndexDocument, records: &[String], assertions: &[String
 
 fn check_schema(value: &Value) -> Result<(), Error> {
     if !value.is_object() {
-        return Err(Error::Index { path: String::new(), rule: IndexRule::Shape("the index must be a JSON object".into()) });
+        return Err(Error::Index {
+            path: String::new(),
+            rule: IndexRule::Shape("the index must be a JSON object".into()),
+        });
     }
     if value.get("schema").and_then(Value::as_str) != Some("okf-context-index.v1") {
-        return Err(Error::Index { path: "schema".into(), rule: IndexRule::UnsupportedSchema });
+        return Err(Error::Index {
+            path: "schema".into(),
+            rule: IndexRule::UnsupportedSchema,
+        });
     }
     Ok(())
 }
@@ -206,7 +219,8 @@ impl ContextIndex {
             Ok(doc) => doc,
             // Report a foreign document as such rather than by its first unexpected key.
             Err(e) => {
-                let value: Value = serde_json::from_slice(bytes).map_err(|e| json_error("index", &e))?;
+                let value: Value =
+                    serde_json::from_slice(bytes).map_err(|e| json_error("index", &e))?;
                 check_schema(&value)?;
                 return Err(shape_error(e));
             }
@@ -230,13 +244,23 @@ impl ContextIndex {
 
     fn build(doc: IndexDocument, expected_snapshot: Option<&str>) -> Result<Self, Error> {
         use erased::Canonical;
-        let record_json: Vec<String> = doc.records.iter().map(Canonical::canonical).collect::<Result<_, _>>()?;
-        let assertion_json: Vec<String> = doc.assertions.iter().map(Canonical::canonical).collect::<Result<_, _>>()?;
+        let record_json: Vec<String> = doc
+            .records
+            .iter()
+            .map(Canonical::canonical)
+            .collect::<Result<_, _>>()?;
+        let assertion_json: Vec<String> = doc
+            .assertions
+            .iter()
+            .map(Canonical::canonical)
+            .collect::<Result<_, _>>()?;
         let canonical = canonical_index(&doc, &record_json, &assertion_json)?;
         validate::validate_document(&doc, canonical.len(), expected_snapshot)?;
         let compact_bytes = canonical.len();
-        let default_binding =
-            Binding { index_url: doc.bundle.source_url.clone(), index_sha256: sha256_hex(canonical.as_bytes()) };
+        let default_binding = Binding {
+            index_url: doc.bundle.source_url.clone(),
+            index_sha256: sha256_hex(canonical.as_bytes()),
+        };
         drop(canonical);
 
         let record_pos: HashMap<String, u32> = doc
@@ -533,15 +557,31 @@ mod tests {
         let index = index.as_ref().map_err(String::clone);
         assert!(index.is_ok(), "{index:?}");
         let expected = canonical::to_canonical_string(&value).unwrap_or_default();
-        let doc = index.map(|i| i.document().clone()).unwrap_or_else(|_| unreachable!());
-        let records: Vec<String> = doc.records.iter().map(|r| serde_json::to_string(r).unwrap_or_default()).collect();
-        let assertions: Vec<String> = doc.assertions.iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect();
-        assert_eq!(canonical_index(&doc, &records, &assertions).unwrap_or_default(), expected);
+        let doc = index
+            .map(|i| i.document().clone())
+            .unwrap_or_else(|_| unreachable!());
+        let records: Vec<String> = doc
+            .records
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap_or_default())
+            .collect();
+        let assertions: Vec<String> = doc
+            .assertions
+            .iter()
+            .map(|a| serde_json::to_string(a).unwrap_or_default())
+            .collect();
+        assert_eq!(
+            canonical_index(&doc, &records, &assertions).unwrap_or_default(),
+            expected
+        );
     }
 
     #[test]
     fn serde_json_escapes_strings_like_json_stringify() {
-        let all: String = (0u8..0x80).map(char::from).chain("é\u{2028}😀\u{fffd}".chars()).collect();
+        let all: String = (0u8..0x80)
+            .map(char::from)
+            .chain("é\u{2028}😀\u{fffd}".chars())
+            .collect();
         let mut ours = String::new();
         canonical::write_str(&mut ours, &all);
         assert_eq!(serde_json::to_string(&all).unwrap_or_default(), ours);

@@ -64,7 +64,9 @@ pub(crate) fn finalize(view: &PackageView<'_, '_, '_>) -> Result<Assembled, Erro
     write_package(&mut hash, view, Identity::Omitted);
     let (digest, unsigned_len) = hash.finish();
     let context_id = format!("urn:sha256:{digest}");
-    let fixed = (unsigned_len + "\"context_id\":\"\",".len() + context_id.len() + ",\"used_bytes\":".len()) as u64;
+    let fixed =
+        (unsigned_len + "\"context_id\":\"\",".len() + context_id.len() + ",\"used_bytes\":".len())
+            as u64;
     // The digit count of used_bytes feeds back into its value; iterate to the fixed point,
     // which exists because adding one digit can only be needed once (spec W14).
     let mut used = fixed + 1;
@@ -76,9 +78,17 @@ pub(crate) fn finalize(view: &PackageView<'_, '_, '_>) -> Result<Assembled, Erro
     debug_assert_eq!(json.len() as u64, used);
     let max_bytes = view.pass.setup.budget.max_bytes;
     if used > max_bytes {
-        return Err(Error::PackageTooSmall { max_bytes, needed: used });
+        return Err(Error::PackageTooSmall {
+            max_bytes,
+            needed: used,
+        });
     }
-    Ok(Assembled { json, context_id, used_bytes: used, evidence_status: view.pass_status() })
+    Ok(Assembled {
+        json,
+        context_id,
+        used_bytes: used,
+        evidence_status: view.pass_status(),
+    })
 }
 
 fn digits(n: u64) -> u64 {
@@ -196,11 +206,7 @@ fn write_requirement<S: Sink + ?Sized>(out: &mut S, req: &Requirement, missing: 
 }
 
 /// Writes the whole package in canonical key order.
-fn write_package<S: Sink>(
-    out: &mut S,
-    view: &PackageView<'_, '_, '_>,
-    identity: Identity,
-) {
+fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity: Identity) {
     let pass = view.pass;
     let setup = pass.setup;
     let index = setup.index;

@@ -14,7 +14,9 @@ use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 
 /// The eight evaluation stages, in report order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 pub enum StageId {
     /// `source`: source and passage identities are present, exact and unaltered.
     A,
@@ -212,8 +214,7 @@ const NOTE_VALID_PATH: &str =
     "a resolved seed and exact retained directed assertions leading to this record";
 const NOTE_WHOLE_EVIDENCE: &str = "the whole evidence record, selected";
 const NOTE_BINDING: &str = "a 64-hex index_sha256 and an index_url";
-const NOTE_COMPLETE_PROVENANCE: &str =
-    "a matching provenance row with an http(s) url, a 64-hex source_sha256, a locator and a parseable captured_at";
+const NOTE_COMPLETE_PROVENANCE: &str = "a matching provenance row with an http(s) url, a 64-hex source_sha256, a locator and a parseable captured_at";
 const NOTE_EXCLUDED: &str = "not selected";
 const NOTE_ASSESSED: &str = "assessed in the package";
 const NOTE_HAS_REQUIREMENT: &str = "at least one applicable requirement";
@@ -271,7 +272,7 @@ fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
 
-fn items<'a>(v: Option<&'a Value>) -> &'a [Value] {
+fn items(v: Option<&Value>) -> &[Value] {
     v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
@@ -306,11 +307,7 @@ struct PathView<'a> {
 impl<'a> PathView<'a> {
     fn read(v: &'a Value) -> Option<Self> {
         let list = |key| -> Option<Vec<&'a str>> {
-            v.get(key)?
-                .as_array()?
-                .iter()
-                .map(Value::as_str)
-                .collect()
+            v.get(key)?.as_array()?.iter().map(Value::as_str).collect()
         };
         Some(PathView {
             seed: str_of(v, "seed")?,
@@ -567,9 +564,9 @@ pub fn assess(
         json!(t.selected.len()),
     ));
     for (id, record) in t.selected.iter() {
-        let indexed = index.record(id);
-        let ok = indexed.is_some_and(|r| {
-            matches!((typed_canonical(r), canonical(record)), (Some(x), Some(y)) if x == y)
+        let indexed = index.record_index(id);
+        let ok = indexed.is_some_and(|i| {
+            canonical(record).is_some_and(|c| c == index.record_canonical_json(i))
         });
         let note = if indexed.is_some() {
             NOTE_COMPARED
@@ -627,9 +624,9 @@ pub fn assess(
     ));
     for (id, rel) in t.relations.iter() {
         let indexed = index.assertion(id);
-        let ok = indexed.is_some_and(|a| {
-            matches!((typed_canonical(a), canonical(rel)), (Some(x), Some(y)) if x == y)
-        });
+        let ok = indexed.is_some_and(
+            |a| matches!((typed_canonical(a), canonical(rel)), (Some(x), Some(y)) if x == y),
+        );
         let note = if indexed.is_some() {
             NOTE_COMPARED
         } else {
@@ -649,7 +646,9 @@ pub fn assess(
             .iter()
             .map(|(_, row)| row)
             .filter(|row| {
-                req.id.as_deref().is_none_or(|id| str_of(row, "id") == Some(id))
+                req.id
+                    .as_deref()
+                    .is_none_or(|id| str_of(row, "id") == Some(id))
                     && str_of(row, "source") == Some(req.source.as_str())
                     && str_of(row, "target") == Some(req.target.as_str())
                     && str_of(row, "predicate") == Some(req.predicate.as_str())
@@ -760,7 +759,7 @@ pub fn assess(
     for req in &e.paths {
         let value = serde_json::to_value(req).unwrap_or(Value::Null);
         let want = canonical(&value);
-        let ok = want.is_some() && all_canonical.iter().any(|c| *c == want);
+        let ok = want.is_some() && all_canonical.contains(&want);
         let same_seed: Vec<Value> = all_paths
             .iter()
             .filter(|v| str_of(v, "seed") == Some(req.seed.as_str()))
@@ -774,14 +773,11 @@ pub fn assess(
         ));
     }
     for (r, row) in t.rows.iter().enumerate() {
-        let record_id = row
-            .get("record")
-            .and_then(|rec| str_of(rec, "id"))
-            .unwrap_or(UNDEFINED);
+        let record_id = row.get("record").and_then(|rec| str_of(rec, "id"));
         let paths = row.get("paths").and_then(Value::as_array);
         let count = paths.map_or(0, Vec::len);
         d.push(Check::new(
-            format!("selection-has-path:{record_id}"),
+            format!("selection-has-path:{}", record_id.unwrap_or(UNDEFINED)),
             count > 0,
             json!(NOTE_HAS_PATH),
             json!(count),
@@ -789,8 +785,8 @@ pub fn assess(
         for (pi, path) in paths.into_iter().flatten().enumerate() {
             let ok = PathView::read(path).is_some_and(|v| {
                 v.records.first() == Some(&v.seed)
-                    && v.records.last() == Some(&record_id)
-                    && row.get("record").and_then(|rec| rec.get("id")).is_some()
+                    && record_id.is_some()
+                    && v.records.last().copied() == record_id
                     && t.resolved.contains(v.seed)
                     && v.hops_retained(&t.relations)
             });
@@ -830,7 +826,9 @@ pub fn assess(
         Some(json!(t.relations.len())),
         used_relationships.cloned(),
     ));
-    let actual_bytes = package_bytes(p);
+    // One canonical pass gives both the actual byte count (E) and the recomputed identity (F).
+    let identity = package_identity(p).ok();
+    let actual_bytes = identity.as_ref().map(|i| i.used_bytes);
     let used_bytes = budget_field("used_bytes");
     ex.push(Check::maybe(
         "exact-package-byte-count",
@@ -885,7 +883,7 @@ pub fn assess(
         Some(json!(expected_sha)),
         binding.and_then(|b| b.get("index_sha256")).cloned(),
     ));
-    let recomputed = package_identity(p).ok().map(|i| i.context_id);
+    let recomputed = identity.map(|i| i.context_id);
     let context_id = p.get("context_id");
     f.push(Check::maybe(
         "context-identity-recomputed",
@@ -904,7 +902,8 @@ pub fn assess(
             })
             .unwrap_or_default();
         let complete = matching.iter().any(|row| {
-            str_of(row, "url").is_some_and(|u| u.starts_with("http://") || u.starts_with("https://"))
+            str_of(row, "url")
+                .is_some_and(|u| u.starts_with("http://") || u.starts_with("https://"))
                 && str_of(row, "source_sha256").is_some_and(is_hex64)
                 && str_of(row, "locator").is_some_and(|l| !l.is_empty())
                 && str_of(row, "captured_at").is_some_and(|c| !c.is_empty() && is_parseable_date(c))
@@ -1208,7 +1207,10 @@ mod tests {
     fn canonical_equality_treats_absent_and_null_apart() {
         assert!(canon_eq(None, None));
         assert!(!canon_eq(None, Some(&Value::Null)));
-        assert!(canon_eq(Some(&json!({"a":1,"b":2})), Some(&json!({"b":2,"a":1}))));
+        assert!(canon_eq(
+            Some(&json!({"a":1,"b":2})),
+            Some(&json!({"b":2,"a":1}))
+        ));
         assert!(!canon_eq(Some(&json!([1, 2])), Some(&json!([2, 1]))));
     }
 }

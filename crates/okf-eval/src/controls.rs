@@ -7,11 +7,12 @@
 //! binds the canonical digest of the typed mutant (`ContextIndex::default_binding`), because a
 //! typed document has no insertion order (DEVIATIONS.md, E1).
 
+use crate::assemble_package;
 use crate::assess::{self, Assessment, Check, StageId, Status, assess};
 use crate::case::{Case, ExpectedIssue, ExpectedStatus, Rules, parse};
 use crate::error::EvalError;
 use okf_engine::model::{Access, Alias, IndexDocument};
-use okf_engine::{Binding, Budget, ContextIndex, assemble};
+use okf_engine::{Binding, Budget, ContextIndex};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -20,8 +21,7 @@ pub const CONTROLS_SCHEMA: &str = "okf-context-evaluation-controls.v1";
 
 /// The line `corrupt_text` appends (after a newline) to a record's text. Our own wording; the
 /// reference's marker differs, which is one reason mutant digests differ (DEVIATIONS.md, E1).
-pub const CORRUPTION_MARKER: &str =
-    "SYNTHETIC CONTROL: THIS LINE WAS APPENDED BY OKF EVAL TO CORRUPT THE PASSAGE; IT IS NOT SOURCE TEXT.";
+pub const CORRUPTION_MARKER: &str = "SYNTHETIC CONTROL: THIS LINE WAS APPENDED BY OKF EVAL TO CORRUPT THE PASSAGE; IT IS NOT SOURCE TEXT.";
 
 /// Suffix appended to `bundle.snapshot` of every mutant, before the control id.
 pub const MUTANT_SNAPSHOT_SUFFIX: &str = "--synthetic-control-";
@@ -287,7 +287,11 @@ impl Controls {
         );
         r.non_empty("id", &self.id);
         r.non_empty("description", &self.description);
-        r.require(!self.controls.is_empty(), "controls", "must list at least one control");
+        r.require(
+            !self.controls.is_empty(),
+            "controls",
+            "must list at least one control",
+        );
         let mut seen = std::collections::HashSet::new();
         for (i, c) in self.controls.iter().enumerate() {
             let p = format!("controls[{i}]");
@@ -296,7 +300,11 @@ impl Controls {
                 format!("{p}.id"),
                 "must match ^[a-z][a-z0-9-]{0,79}$",
             );
-            r.require(seen.insert(c.id.as_str()), format!("{p}.id"), "repeats an earlier control id");
+            r.require(
+                seen.insert(c.id.as_str()),
+                format!("{p}.id"),
+                "repeats an earlier control id",
+            );
             r.non_empty(format!("{p}.description"), &c.description);
             if let Some(q) = &c.question {
                 r.non_empty(format!("{p}.question"), q);
@@ -311,15 +319,23 @@ impl Controls {
                         r.non_empty(format!("{mp}.record_id"), record_id);
                         r.non_empty(format!("{mp}.alias"), alias);
                     }
-                    Mutation::DeclareConflict { record_id, other_id } => {
+                    Mutation::DeclareConflict {
+                        record_id,
+                        other_id,
+                    } => {
                         r.non_empty(format!("{mp}.record_id"), record_id);
                         r.non_empty(format!("{mp}.other_id"), other_id);
                     }
-                    other => r.non_empty(format!("{mp}.record_id"), other.record_id().unwrap_or("")),
+                    other => {
+                        r.non_empty(format!("{mp}.record_id"), other.record_id().unwrap_or(""))
+                    }
                 }
             }
             r.issues(&format!("{p}.expected.issues"), &c.expected.issues);
-            r.non_empty_items(&format!("{p}.expected.absent_records"), &c.expected.absent_records);
+            r.non_empty_items(
+                &format!("{p}.expected.absent_records"),
+                &c.expected.absent_records,
+            );
         }
         r.finish()
     }
@@ -327,7 +343,10 @@ impl Controls {
 
 /// Builds the mutant of a control: a copy of `original` with the snapshot suffixed
 /// (`--synthetic-control-<id>`) and the mutations applied in order. `original` is untouched.
-pub fn build_mutant(original: &IndexDocument, control: &Control) -> Result<IndexDocument, EvalError> {
+pub fn build_mutant(
+    original: &IndexDocument,
+    control: &Control,
+) -> Result<IndexDocument, EvalError> {
     let mut doc = original.clone();
     doc.bundle.snapshot.push_str(MUTANT_SNAPSHOT_SUFFIX);
     doc.bundle.snapshot.push_str(&control.id);
@@ -363,31 +382,29 @@ pub struct ControlResult {
     pub positive_case: Assessment,
 }
 
-fn parse_package(json: &str, context: &str) -> Result<Value, EvalError> {
-    serde_json::from_str(json).map_err(|e| EvalError::Package {
-        context: context.to_owned(),
-        message: e.to_string(),
-    })
-}
-
 /// Runs one control against `index` with the positive `case` (spec §4.2–§4.6).
-pub fn run_control(index: &ContextIndex, case: &Case, control: &Control) -> Result<ControlResult, EvalError> {
+pub fn run_control(
+    index: &ContextIndex,
+    case: &Case,
+    control: &Control,
+) -> Result<ControlResult, EvalError> {
     let context = format!("control {}", control.id);
     let mutant = build_mutant(index.document(), control)?;
-    let mutant = ContextIndex::new(mutant).map_err(|e| EvalError::engine(format!("{context} mutant index"), e))?;
+    let mutant = ContextIndex::new(mutant)
+        .map_err(|e| EvalError::engine(format!("{context} mutant index"), e))?;
     let digest = mutant.default_binding().index_sha256.clone();
     let binding = Binding {
         index_url: index.document().bundle.source_url.clone(),
         index_sha256: digest.clone(),
     };
     let budget = match control.budget {
-        Some(b) => b.to_budget().map_err(|e| EvalError::engine(format!("{context} budget"), e))?,
+        Some(b) => b
+            .to_budget()
+            .map_err(|e| EvalError::engine(format!("{context} budget"), e))?,
         None => Budget::default(),
     };
     let question = control.question.as_deref().unwrap_or(&case.question);
-    let assembled = assemble(&mutant, question, &budget, Some(&binding))
-        .map_err(|e| EvalError::engine(context.clone(), e))?;
-    let p = parse_package(&assembled.json, &context)?;
+    let (assembled, p) = assemble_package(&mutant, question, &budget, Some(&binding), &context)?;
     let positive = assess(&p, case, &mutant, Some(&digest));
     let checks = control_checks(&p, &positive, &control.expected);
     Ok(ControlResult {
@@ -409,10 +426,16 @@ pub fn run_control(index: &ContextIndex, case: &Case, control: &Control) -> Resu
 pub fn control_checks(p: &Value, positive: &Assessment, expected: &ControlExpected) -> Vec<Check> {
     let mut checks = Vec::new();
     let status = p.get("evidence_status");
-    let allowed: Vec<&str> = expected.evidence_status.iter().map(|s| s.as_str()).collect();
+    let allowed: Vec<&str> = expected
+        .evidence_status
+        .iter()
+        .map(|s| s.as_str())
+        .collect();
     checks.push(Check::maybe(
         "evidence-status",
-        status.and_then(Value::as_str).is_some_and(|s| allowed.contains(&s)),
+        status
+            .and_then(Value::as_str)
+            .is_some_and(|s| allowed.contains(&s)),
         Some(json!(allowed)),
         status.cloned(),
     ));
@@ -451,7 +474,11 @@ pub fn control_checks(p: &Value, positive: &Assessment, expected: &ControlExpect
         .and_then(Value::as_array)
         .map(|rows| {
             rows.iter()
-                .filter_map(|r| r.get("record").and_then(|rec| rec.get("id")).and_then(Value::as_str))
+                .filter_map(|r| {
+                    r.get("record")
+                        .and_then(|rec| rec.get("id"))
+                        .and_then(Value::as_str)
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -475,16 +502,33 @@ pub fn control_checks(p: &Value, positive: &Assessment, expected: &ControlExpect
         ));
     }
     if let Some(max) = expected.max_selected {
-        let rows = p.get("selected").and_then(Value::as_array).map_or(0, Vec::len) as u64;
-        checks.push(Check::new("selected-bound", rows <= max, json!(max), json!(rows)));
+        let rows = p
+            .get("selected")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len) as u64;
+        checks.push(Check::new(
+            "selected-bound",
+            rows <= max,
+            json!(max),
+            json!(rows),
+        ));
     }
     let used = budget.and_then(|b| b.get("used_bytes"));
     let max = budget.and_then(|b| b.get("max_bytes"));
     let used_n = used.and_then(Value::as_u64);
-    let ok = match (used_n, max.and_then(Value::as_u64), assess::package_bytes(p)) {
+    let ok = match (
+        used_n,
+        max.and_then(Value::as_u64),
+        assess::package_bytes(p),
+    ) {
         (Some(u), Some(m), Some(actual)) => u == actual && u <= m,
         _ => false,
     };
-    checks.push(Check::maybe("package-byte-bound", ok, max.cloned(), used.cloned()));
+    checks.push(Check::maybe(
+        "package-byte-bound",
+        ok,
+        max.cloned(),
+        used.cloned(),
+    ));
     checks
 }

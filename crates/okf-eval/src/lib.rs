@@ -45,7 +45,7 @@ pub use lint::{Finding, LintReport, Severity, lint};
 pub use self_check::{SelfCheckReport, self_check};
 
 use okf_engine::canonical::sha256_hex;
-use okf_engine::{Binding, Budget, ContextIndex, assemble};
+use okf_engine::{Assembled, Binding, Budget, ContextIndex, assemble};
 use serde_json::Value;
 
 /// The binding a case run records (spec §3 step 5): `bundle.source_url` and the SHA-256 of the
@@ -55,6 +55,24 @@ pub fn raw_binding(index: &ContextIndex, index_bytes: &[u8]) -> Binding {
         index_url: index.document().bundle.source_url.clone(),
         index_sha256: sha256_hex(index_bytes),
     }
+}
+
+/// Assembles with the engine (the only assembler) and parses the package it wrote; `context`
+/// names the run in errors.
+pub(crate) fn assemble_package(
+    index: &ContextIndex,
+    question: &str,
+    budget: &Budget,
+    binding: Option<&Binding>,
+    context: &str,
+) -> Result<(Assembled, Value), EvalError> {
+    let assembled =
+        assemble(index, question, budget, binding).map_err(|e| EvalError::engine(context, e))?;
+    let package = serde_json::from_str(&assembled.json).map_err(|e| EvalError::Package {
+        context: context.to_owned(),
+        message: e.to_string(),
+    })?;
+    Ok((assembled, package))
 }
 
 /// The positive case run: the package the engine assembled and its assessment.
@@ -82,13 +100,13 @@ pub fn run_case(
     budget: &Budget,
     binding: &Binding,
 ) -> Result<CaseRun, EvalError> {
-    let assembled = assemble(index, &case.question, budget, Some(binding))
-        .map_err(|e| EvalError::engine(format!("case {}", case.id), e))?;
-    let package: Value =
-        serde_json::from_str(&assembled.json).map_err(|e| EvalError::Package {
-            context: format!("case {}", case.id),
-            message: e.to_string(),
-        })?;
+    let (assembled, package) = assemble_package(
+        index,
+        &case.question,
+        budget,
+        Some(binding),
+        &format!("case {}", case.id),
+    )?;
     let assessment = assess(&package, case, index, Some(&binding.index_sha256));
     Ok(CaseRun {
         assessment,

@@ -190,7 +190,12 @@ pub fn lint(index: &ContextIndex) -> LintReport {
                 "an evidence-unit span does not hash to its declared fragment digest".into(),
             );
         }
-        governance(&mut out, index.record_governance(i), format!("records[{i}]"), &r.id);
+        governance(
+            &mut out,
+            index.record_governance(i),
+            format!("records[{i}]"),
+            &r.id,
+        );
     }
 
     for (i, a) in doc.assertions.iter().enumerate() {
@@ -201,7 +206,9 @@ pub fn lint(index: &ContextIndex) -> LintReport {
                     kinds::DANGLING_ASSERTION_ENDPOINT,
                     format!("assertions[{i}].{end}"),
                     vec![a.id.clone(), id.clone()],
-                    format!("the {end} {id} is not a record; traversal reports missing_record there"),
+                    format!(
+                        "the {end} {id} is not a record; traversal reports missing_record there"
+                    ),
                 );
             }
         }
@@ -214,7 +221,12 @@ pub fn lint(index: &ContextIndex) -> LintReport {
                 format!("predicate {} is never followed by traversal", a.predicate),
             );
         }
-        governance(&mut out, index.assertion_governance(i), format!("assertions[{i}]"), &a.id);
+        governance(
+            &mut out,
+            index.assertion_governance(i),
+            format!("assertions[{i}]"),
+            &a.id,
+        );
     }
 
     for (i, req) in doc.requirements.iter().enumerate() {

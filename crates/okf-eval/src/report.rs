@@ -56,7 +56,11 @@ fn letters(stages: &[StageId]) -> String {
     if stages.is_empty() {
         return "-".into();
     }
-    stages.iter().map(|s| s.letter()).collect::<Vec<_>>().join(",")
+    stages
+        .iter()
+        .map(|s| s.letter())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn short(v: Option<&Value>) -> String {
@@ -83,17 +87,42 @@ fn failed_check_line(out: &mut String, prefix: &str, c: &Check) {
     );
 }
 
+/// Writes left-aligned columns, each as wide as its widest cell, two spaces apart.
+fn columns(out: &mut String, headers: &[&str], rows: &[Vec<String>]) {
+    let widths: Vec<usize> = headers
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| c.chars().count())
+                .chain([h.chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let header: Vec<String> = headers.iter().map(|h| (*h).to_owned()).collect();
+    for row in std::iter::once(&header).chain(rows) {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            if i + 1 == row.len() {
+                line.push_str(cell);
+            } else {
+                let pad = widths.get(i).copied().unwrap_or(0);
+                let _ = write!(line, "{cell:<pad$}  ");
+            }
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+}
+
 /// The readable report of `okf eval`.
 pub fn eval_table(report: &EvalReport) -> String {
     let mut out = String::new();
     let run = &report.case;
     let a = &run.assessment;
     let _ = writeln!(out, "case     {}", a.case_id);
-    let _ = writeln!(
-        out,
-        "package  {} ({})",
-        run.context_id, run.evidence_status
-    );
+    let _ = writeln!(out, "package  {} ({})", run.context_id, run.evidence_status);
     let _ = writeln!(
         out,
         "binding  {} sha256 {}",
@@ -123,30 +152,32 @@ pub fn eval_table(report: &EvalReport) -> String {
     }
     if !report.controls.is_empty() {
         let _ = writeln!(out);
-        let width = report
+        let rows: Vec<Vec<String>> = report
             .controls
             .iter()
-            .map(|c| c.id.len())
-            .max()
-            .unwrap_or(0)
-            .max("control".len());
-        let _ = writeln!(
-            out,
-            "{:<width$}  {:<28}  {:<13}  {:<17}  {:<19}  result",
-            "control", "expected status", "actual status", "must fail stages", "case failed stages"
+            .map(|c| {
+                vec![
+                    c.id.clone(),
+                    expected_statuses(c),
+                    c.evidence_status.clone(),
+                    expected_stages(c),
+                    letters(&c.positive_case_failed_stages),
+                    c.status.as_str().to_owned(),
+                ]
+            })
+            .collect();
+        columns(
+            &mut out,
+            &[
+                "control",
+                "expected status",
+                "actual status",
+                "must fail stages",
+                "case failed stages",
+                "result",
+            ],
+            &rows,
         );
-        for c in &report.controls {
-            let _ = writeln!(
-                out,
-                "{:<width$}  {:<28}  {:<13}  {:<17}  {:<19}  {}",
-                c.id,
-                expected_statuses(c),
-                c.evidence_status,
-                expected_stages(c),
-                letters(&c.positive_case_failed_stages),
-                c.status.as_str()
-            );
-        }
         let passed = report.controls.iter().filter(|c| c.status.passed()).count();
         let _ = writeln!(
             out,
@@ -238,7 +269,11 @@ pub fn self_check_table(report: &SelfCheckReport) -> String {
             r.mutants.len(),
             closed,
             r.skipped.len(),
-            if r.fail_closed { "fail-closed" } else { "NOT fail-closed" }
+            if r.fail_closed {
+                "fail-closed"
+            } else {
+                "NOT fail-closed"
+            }
         );
         for m in r.mutants.iter().filter(|m| !m.fail_closed) {
             let _ = writeln!(
@@ -249,7 +284,9 @@ pub fn self_check_table(report: &SelfCheckReport) -> String {
                     .and_then(|v| v.as_str().map(str::to_owned))
                     .unwrap_or_default(),
                 m.target,
-                m.max_bytes.map(|b| format!(" ({b} bytes)")).unwrap_or_default(),
+                m.max_bytes
+                    .map(|b| format!(" ({b} bytes)"))
+                    .unwrap_or_default(),
                 m.requirement_status.as_deref().unwrap_or("not assessed"),
                 m.evidence_status
             );
@@ -278,7 +315,9 @@ pub fn lint_json(report: &LintReport) -> Value {
     let by_kind: Vec<Value> = report
         .counts_by_kind()
         .into_iter()
-        .map(|(severity, kind, count)| json!({ "severity": severity, "kind": kind, "count": count }))
+        .map(
+            |(severity, kind, count)| json!({ "severity": severity, "kind": kind, "count": count }),
+        )
         .collect();
     json!({
         "status": if report.has_errors() { "failed" } else { "passed" },

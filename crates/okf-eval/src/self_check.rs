@@ -13,11 +13,12 @@
 //! A mutant *fails closed* when the requirement is `insufficient` in the mutant package and the
 //! package is not `sufficient`. A requirement is fail-closed when all its mutants are.
 
+use crate::assemble_package;
 use crate::assess::Status;
 use crate::controls::{MUTANT_SNAPSHOT_SUFFIX, Mutation};
 use crate::error::EvalError;
-use okf_engine::model::IndexDocument;
-use okf_engine::{BUDGET_RANGES, Budget, ContextIndex, assemble};
+use okf_engine::model::{IndexDocument, Requirement};
+use okf_engine::{BUDGET_RANGES, Budget, ContextIndex};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -147,179 +148,215 @@ fn min_max_bytes() -> u64 {
         .map_or(0, |(_, min, _)| *min)
 }
 
-/// Requirement status and evidence status of a package.
-fn outcome(json: &str, requirement: &str) -> Result<(Option<String>, String), EvalError> {
-    let p: Value = serde_json::from_str(json).map_err(|e| EvalError::Package {
-        context: format!("self-check of {requirement}"),
-        message: e.to_string(),
-    })?;
-    let status = p
-        .get("requirements")
-        .and_then(Value::as_array)
-        .and_then(|rows| {
-            rows.iter()
-                .find(|r| r.get("id").and_then(Value::as_str) == Some(requirement))
-        })
-        .and_then(|r| r.get("status"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let evidence = p
-        .get("evidence_status")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    Ok((status, evidence))
+/// A requirement's status (`None` when not assessed) and the package's evidence status.
+type Outcome = (Option<String>, String);
+
+impl MutantOutcome {
+    fn new(kind: MutantKind, target: &str, max_bytes: Option<u64>, outcome: Outcome) -> Self {
+        let (requirement_status, evidence_status) = outcome;
+        MutantOutcome {
+            kind,
+            target: target.to_owned(),
+            max_bytes,
+            fail_closed: requirement_status.as_deref() == Some("insufficient")
+                && evidence_status != "sufficient",
+            requirement_status,
+            evidence_status,
+        }
+    }
+}
+
+/// Assembles one requirement's question on an index (the original or a mutant).
+struct Probe<'a> {
+    requirement: &'a str,
+    question: String,
+}
+
+impl Probe<'_> {
+    fn run(&self, index: &ContextIndex, budget: &Budget) -> Result<Outcome, EvalError> {
+        let (assembled, p) = assemble_package(
+            index,
+            &self.question,
+            budget,
+            None,
+            &format!("self-check of {}", self.requirement),
+        )?;
+        let status = p
+            .get("requirements")
+            .and_then(Value::as_array)
+            .and_then(|rows| {
+                rows.iter()
+                    .find(|r| r.get("id").and_then(Value::as_str) == Some(self.requirement))
+            })
+            .and_then(|r| r.get("status"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        Ok((status, assembled.evidence_status.as_str().to_owned()))
+    }
+
+    /// Builds a mutant of `doc` with `change`, then runs the question on it.
+    fn run_mutant(
+        &self,
+        doc: &IndexDocument,
+        control: &str,
+        change: impl FnOnce(&mut IndexDocument) -> Result<(), EvalError>,
+    ) -> Result<Outcome, EvalError> {
+        let mut mutant = doc.clone();
+        mutant.bundle.snapshot.push_str(MUTANT_SNAPSHOT_SUFFIX);
+        mutant.bundle.snapshot.push_str(control);
+        change(&mut mutant)?;
+        let mutant = ContextIndex::new(mutant).map_err(|e| {
+            EvalError::engine(
+                format!("self-check of {} (mutant index)", self.requirement),
+                e,
+            )
+        })?;
+        self.run(&mutant, &Budget::default())
+    }
 }
 
 /// Runs the generated controls over every requirement of `index`.
 pub fn self_check(index: &ContextIndex) -> Result<SelfCheckReport, EvalError> {
-    let doc = index.document();
-    let mut requirements = Vec::new();
-    for (ri, req) in doc.requirements.iter().enumerate() {
-        let labels: Vec<&str> = req
-            .when_all
-            .iter()
-            .filter_map(|id| index.record(id).map(|r| r.label.as_str()))
-            .collect();
-        let question = labels.join(". ");
-        let context = |what: &str| format!("self-check of {} ({what})", req.id);
-        let run = |index: &ContextIndex, budget: &Budget| -> Result<(Option<String>, String), EvalError> {
-            let assembled = assemble(index, &question, budget, None)
-                .map_err(|e| EvalError::engine(context("assembly"), e))?;
-            outcome(&assembled.json, &req.id)
-        };
-        let mut check = RequirementCheck {
-            id: req.id.clone(),
-            label: req.label.clone(),
-            question: question.clone(),
-            baseline_status: None,
-            baseline_evidence_status: String::new(),
-            closure_bytes: 0,
-            mutants: Vec::new(),
-            skipped: Vec::new(),
-            fail_closed: true,
-        };
-        if labels.len() != req.when_all.len() || question.trim().is_empty() {
-            check.baseline_evidence_status = "not-run".into();
-            check.skipped.push(Skipped {
-                kind: MutantKind::DropRecord,
-                target: req.id.clone(),
-                reason: "a when_all concept is not a record, so no question can apply the requirement",
-            });
-            requirements.push(check);
-            continue;
-        }
-        let (status, evidence) = run(index, &Budget::default())?;
-        check.baseline_status = status;
-        check.baseline_evidence_status = evidence;
-
-        let mut closure: Vec<&str> = Vec::new();
-        let mut seen = HashSet::new();
-        let paths = req.required_paths.as_deref().unwrap_or_default();
-        for id in req.required.iter().chain(paths.iter().flat_map(|p| &p.records)) {
-            if seen.insert(id.as_str()) {
-                closure.push(id);
-            }
-        }
-        check.closure_bytes = closure
-            .iter()
-            .filter_map(|id| index.record_index(id))
-            .map(|i| index.record_canonical_json(i).len() as u64)
-            .sum();
-
-        let mut mutate = |kind: MutantKind,
-                          target: &str,
-                          change: &dyn Fn(&mut IndexDocument) -> Result<(), EvalError>|
-         -> Result<(), EvalError> {
-            let mut mutant = doc.clone();
-            mutant.bundle.snapshot.push_str(MUTANT_SNAPSHOT_SUFFIX);
-            mutant.bundle.snapshot.push_str(&format!("self-check-{ri}"));
-            change(&mut mutant)?;
-            let mutant = ContextIndex::new(mutant)
-                .map_err(|e| EvalError::engine(context("mutant index"), e))?;
-            let (status, evidence) = run(&mutant, &Budget::default())?;
-            check.mutants.push(MutantOutcome {
-                kind,
-                target: target.to_owned(),
-                max_bytes: None,
-                fail_closed: status.as_deref() == Some("insufficient") && evidence != "sufficient",
-                requirement_status: status,
-                evidence_status: evidence,
-            });
-            Ok(())
-        };
-        let control = format!("self-check-{ri}");
-        let mut dropped = HashSet::new();
-        for id in &req.required {
-            if !dropped.insert(id.as_str()) || index.record(id).is_none() {
-                continue;
-            }
-            let m = Mutation::DropRecord {
-                record_id: id.clone(),
-            };
-            mutate(MutantKind::DropRecord, id, &|d| m.apply(d, &control))?;
-        }
-        let mut hops = HashSet::new();
-        for hop in paths.iter().flat_map(|p| &p.assertions) {
-            if !hops.insert(hop.as_str()) || index.assertion(hop).is_none() {
-                continue;
-            }
-            let m = Mutation::RemoveAssertion {
-                assertion_id: hop.clone(),
-            };
-            mutate(MutantKind::RemoveAssertion, hop, &|d| m.apply(d, &control))?;
-            mutate(MutantKind::ReverseAssertion, hop, &|d| {
-                if let Some(a) = d.assertions.iter_mut().find(|a| a.id == *hop) {
-                    std::mem::swap(&mut a.source, &mut a.target);
-                }
-                Ok(())
-            })?;
-        }
-        let shrunk = check.closure_bytes.saturating_sub(1);
-        if shrunk >= min_max_bytes() {
-            let budget = Budget {
-                max_bytes: shrunk.min(Budget::MAX.max_bytes),
-                ..Budget::default()
-            };
-            let (status, evidence) = run(index, &budget)?;
-            check.mutants.push(MutantOutcome {
-                kind: MutantKind::ShrinkMaxBytes,
-                target: req.id.clone(),
-                max_bytes: Some(budget.max_bytes),
-                fail_closed: status.as_deref() == Some("insufficient") && evidence != "sufficient",
-                requirement_status: status,
-                evidence_status: evidence,
-            });
-        } else {
-            check.skipped.push(Skipped {
-                kind: MutantKind::ShrinkMaxBytes,
-                target: req.id.clone(),
-                reason: "the closure is smaller than the smallest byte budget the engine accepts",
-            });
-        }
-        for id in &req.required {
-            if index.record(id).is_none() {
-                check.skipped.push(Skipped {
-                    kind: MutantKind::DropRecord,
-                    target: id.clone(),
-                    reason: "the required record is not in the index (see okf lint)",
-                });
-            }
-        }
-        for hop in paths.iter().flat_map(|p| &p.assertions) {
-            if index.assertion(hop).is_none() {
-                check.skipped.push(Skipped {
-                    kind: MutantKind::RemoveAssertion,
-                    target: hop.clone(),
-                    reason: "the required-path hop is not an assertion in the index (see okf lint)",
-                });
-            }
-        }
-        check.fail_closed = check.mutants.iter().all(|m| m.fail_closed);
-        requirements.push(check);
-    }
+    let requirements = index
+        .document()
+        .requirements
+        .iter()
+        .enumerate()
+        .map(|(ri, req)| check_requirement(index, ri, req))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(SelfCheckReport {
         status: Status::from_bool(requirements.iter().all(|r| r.fail_closed)),
         requirements,
     })
+}
+
+fn check_requirement(
+    index: &ContextIndex,
+    ri: usize,
+    req: &Requirement,
+) -> Result<RequirementCheck, EvalError> {
+    let doc = index.document();
+    let labels: Vec<&str> = req
+        .when_all
+        .iter()
+        .filter_map(|id| index.record(id).map(|r| r.label.as_str()))
+        .collect();
+    let probe = Probe {
+        requirement: &req.id,
+        question: labels.join(". "),
+    };
+    let mut check = RequirementCheck {
+        id: req.id.clone(),
+        label: req.label.clone(),
+        question: probe.question.clone(),
+        baseline_status: None,
+        baseline_evidence_status: "not-run".into(),
+        closure_bytes: 0,
+        mutants: Vec::new(),
+        skipped: Vec::new(),
+        fail_closed: true,
+    };
+    if labels.len() != req.when_all.len() || probe.question.trim().is_empty() {
+        check.skipped.push(Skipped {
+            kind: MutantKind::DropRecord,
+            target: req.id.clone(),
+            reason: "a when_all concept is not a record, so no question can apply the requirement",
+        });
+        return Ok(check);
+    }
+    (check.baseline_status, check.baseline_evidence_status) =
+        probe.run(index, &Budget::default())?;
+
+    let paths = req.required_paths.as_deref().unwrap_or_default();
+    let mut closure = HashSet::new();
+    check.closure_bytes = req
+        .required
+        .iter()
+        .chain(paths.iter().flat_map(|p| &p.records))
+        .filter(|id| closure.insert(id.as_str()))
+        .filter_map(|id| index.record_index(id))
+        .map(|i| index.record_canonical_json(i).len() as u64)
+        .sum();
+
+    let control = format!("self-check-{ri}");
+    let mut dropped = HashSet::new();
+    for id in req.required.iter().filter(|id| dropped.insert(id.as_str())) {
+        if index.record(id).is_none() {
+            check.skipped.push(Skipped {
+                kind: MutantKind::DropRecord,
+                target: id.clone(),
+                reason: "the required record is not in the index (see okf lint)",
+            });
+            continue;
+        }
+        let m = Mutation::DropRecord {
+            record_id: id.clone(),
+        };
+        let outcome = probe.run_mutant(doc, &control, |d| m.apply(d, &control))?;
+        check.mutants.push(MutantOutcome::new(
+            MutantKind::DropRecord,
+            id,
+            None,
+            outcome,
+        ));
+    }
+    let mut cut = HashSet::new();
+    for hop in paths
+        .iter()
+        .flat_map(|p| &p.assertions)
+        .filter(|hop| cut.insert(hop.as_str()))
+    {
+        if index.assertion(hop).is_none() {
+            check.skipped.push(Skipped {
+                kind: MutantKind::RemoveAssertion,
+                target: hop.clone(),
+                reason: "the required-path hop is not an assertion in the index (see okf lint)",
+            });
+            continue;
+        }
+        let m = Mutation::RemoveAssertion {
+            assertion_id: hop.clone(),
+        };
+        let outcome = probe.run_mutant(doc, &control, |d| m.apply(d, &control))?;
+        check.mutants.push(MutantOutcome::new(
+            MutantKind::RemoveAssertion,
+            hop,
+            None,
+            outcome,
+        ));
+        let outcome = probe.run_mutant(doc, &control, |d| {
+            if let Some(a) = d.assertions.iter_mut().find(|a| a.id == *hop) {
+                std::mem::swap(&mut a.source, &mut a.target);
+            }
+            Ok(())
+        })?;
+        check.mutants.push(MutantOutcome::new(
+            MutantKind::ReverseAssertion,
+            hop,
+            None,
+            outcome,
+        ));
+    }
+    let shrunk = check.closure_bytes.saturating_sub(1);
+    if shrunk >= min_max_bytes() {
+        let budget = Budget {
+            max_bytes: shrunk.min(Budget::MAX.max_bytes),
+            ..Budget::default()
+        };
+        let outcome = probe.run(index, &budget)?;
+        check.mutants.push(MutantOutcome::new(
+            MutantKind::ShrinkMaxBytes,
+            &req.id,
+            Some(budget.max_bytes),
+            outcome,
+        ));
+    } else {
+        check.skipped.push(Skipped {
+            kind: MutantKind::ShrinkMaxBytes,
+            target: req.id.clone(),
+            reason: "the closure is smaller than the smallest byte budget the engine accepts",
+        });
+    }
+    check.fail_closed = check.mutants.iter().all(|m| m.fail_closed);
+    Ok(check)
 }

@@ -41,7 +41,10 @@ impl HttpConfig {
     pub fn loopback(port: u16) -> Self {
         HttpConfig {
             allowed_hosts: vec!["127.0.0.1".into(), "localhost".into(), "[::1]".into()],
-            allowed_origins: vec![format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}")],
+            allowed_origins: vec![
+                format!("http://127.0.0.1:{port}"),
+                format!("http://localhost:{port}"),
+            ],
             max_body_bytes: 32 * 1024,
             request_timeout: Duration::from_secs(10),
             max_concurrent: 64,
@@ -77,15 +80,20 @@ fn error_body(status: StatusCode, code: &str, message: &str, field: Option<&str>
     if let (Some(f), Value::Object(map)) = (field, &mut error) {
         map.insert("field".into(), Value::String(f.to_owned()));
     }
-    (status, [(header::CONTENT_TYPE, "application/json")], json!({ "error": error }).to_string()).into_response()
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        json!({ "error": error }).to_string(),
+    )
+        .into_response()
 }
 
 fn service_error(e: &ServiceError) -> Response {
     let status = match e {
         ServiceError::InvalidRequest { .. } | ServiceError::Engine(_) => StatusCode::BAD_REQUEST,
-        ServiceError::UnknownBundle(_) | ServiceError::UnknownVersion(_) | ServiceError::ContextNotRetained(_) => {
-            StatusCode::NOT_FOUND
-        }
+        ServiceError::UnknownBundle(_)
+        | ServiceError::UnknownVersion(_)
+        | ServiceError::ContextNotRetained(_) => StatusCode::NOT_FOUND,
         ServiceError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
     };
     error_body(status, e.code(), &e.to_string(), e.field().as_deref())
@@ -100,7 +108,12 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
     let mcp_config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
-        .with_allowed_hosts(config.allowed_hosts.iter().map(|h| h.trim_matches(['[', ']']).to_owned()))
+        .with_allowed_hosts(
+            config
+                .allowed_hosts
+                .iter()
+                .map(|h| h.trim_matches(['[', ']']).to_owned()),
+        )
         .with_allowed_origins(config.allowed_origins.clone())
         .enforce_origin_validation()
         .with_max_request_body_bytes(config.max_body_bytes);
@@ -113,7 +126,10 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
     let state = AppState {
         service,
         permits: Arc::new(Semaphore::new(config.max_concurrent)),
-        window: Arc::new(Mutex::new(RateWindow { started: Instant::now(), count: 0 })),
+        window: Arc::new(Mutex::new(RateWindow {
+            started: Instant::now(),
+            count: 0,
+        })),
         config: Arc::new(config),
     };
     Router::new()
@@ -122,13 +138,20 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
         .route("/api/bundles", get(bundles))
         .route("/health", get(health))
         .route("/schemas/{name}", get(schema))
+        .merge(crate::page::routes())
         .merge(
             Router::new()
                 .nest_service("/mcp", mcp)
-                .layer(middleware::from_fn_with_state(state.clone(), mcp_body_guard)),
+                .layer(middleware::from_fn_with_state(
+                    state.clone(),
+                    mcp_body_guard,
+                )),
         )
         .fallback(not_found)
-        .layer(middleware::from_fn_with_state(state.clone(), content_type_guard))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            content_type_guard,
+        ))
         .layer(middleware::from_fn_with_state(state.clone(), timeout_guard))
         .layer(middleware::from_fn_with_state(state.clone(), load_guard))
         .layer(middleware::from_fn_with_state(state.clone(), origin_guard))
@@ -148,11 +171,25 @@ async fn headers_and_log(request: Request, next: Next) -> Response {
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
-    let fields = response.extensions().get::<LogFields>().cloned().unwrap_or_default();
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    let fields = response
+        .extensions()
+        .get::<LogFields>()
+        .cloned()
+        .unwrap_or_default();
     // Context ids are not secret, but keep the logged route to its template.
-    let route = if route.starts_with("/api/context/") { "/api/context/{id}" } else { route.as_str() };
+    let route = if route.starts_with("/api/context/") {
+        "/api/context/{id}"
+    } else {
+        route.as_str()
+    };
     tracing::info!(
         target: "okf::http",
         method = %method,
@@ -177,15 +214,36 @@ fn host_name(host: &str) -> &str {
 /// Host and Origin allow-lists (DNS-rebinding and cross-site protection).
 async fn origin_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let headers = request.headers();
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).map(host_name);
-    let host_ok = host.is_some_and(|h| state.config.allowed_hosts.iter().any(|a| a.eq_ignore_ascii_case(h)));
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(host_name);
+    let host_ok = host.is_some_and(|h| {
+        state
+            .config
+            .allowed_hosts
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(h))
+    });
     if !host_ok {
-        return error_body(StatusCode::FORBIDDEN, "host_not_allowed", "the Host header is not on this server's allow-list", None);
+        return error_body(
+            StatusCode::FORBIDDEN,
+            "host_not_allowed",
+            "the Host header is not on this server's allow-list",
+            None,
+        );
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
-        let allowed = origin.to_str().is_ok_and(|o| state.config.allowed_origins.iter().any(|a| a == o));
+        let allowed = origin
+            .to_str()
+            .is_ok_and(|o| state.config.allowed_origins.iter().any(|a| a == o));
         if !allowed {
-            return error_body(StatusCode::FORBIDDEN, "origin_not_allowed", "the Origin is not on this server's allow-list", None);
+            return error_body(
+                StatusCode::FORBIDDEN,
+                "origin_not_allowed",
+                "the Origin is not on this server's allow-list",
+                None,
+            );
         }
     }
     next.run(request).await
@@ -193,7 +251,9 @@ async fn origin_guard(State(state): State<AppState>, request: Request, next: Nex
 
 fn too_many(retry_after: u64, message: &str) -> Response {
     let mut response = error_body(StatusCode::TOO_MANY_REQUESTS, "rate_limited", message, None);
-    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
     response
 }
 
@@ -202,7 +262,12 @@ async fn load_guard(State(state): State<AppState>, request: Request, next: Next)
     if let Some((limit, window)) = state.config.rate_limit {
         let retry = {
             let Ok(mut w) = state.window.lock() else {
-                return error_body(StatusCode::INTERNAL_SERVER_ERROR, "internal", "rate limiter unavailable", None);
+                return error_body(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "rate limiter unavailable",
+                    None,
+                );
             };
             let now = Instant::now();
             if now.duration_since(w.started) >= window {
@@ -210,19 +275,30 @@ async fn load_guard(State(state): State<AppState>, request: Request, next: Next)
                 w.count = 0;
             }
             if w.count >= limit {
-                Some(window.saturating_sub(now.duration_since(w.started)).as_secs().max(1))
+                Some(
+                    window
+                        .saturating_sub(now.duration_since(w.started))
+                        .as_secs()
+                        .max(1),
+                )
             } else {
                 w.count += 1;
                 None
             }
         };
         if let Some(seconds) = retry {
-            return too_many(seconds, "too many requests in this window; retry after the indicated seconds");
+            return too_many(
+                seconds,
+                "too many requests in this window; retry after the indicated seconds",
+            );
         }
     }
     // Held until the response is produced, body reading included.
     let Ok(_permit) = Arc::clone(&state.permits).try_acquire_owned() else {
-        return too_many(1, "the server is handling its maximum number of concurrent requests; retry shortly");
+        return too_many(
+            1,
+            "the server is handling its maximum number of concurrent requests; retry shortly",
+        );
     };
     next.run(request).await
 }
@@ -231,12 +307,21 @@ async fn load_guard(State(state): State<AppState>, request: Request, next: Next)
 async fn timeout_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     match tokio::time::timeout(state.config.request_timeout, next.run(request)).await {
         Ok(response) => response,
-        Err(_) => error_body(StatusCode::REQUEST_TIMEOUT, "request_timeout", "the request did not complete in time", None),
+        Err(_) => error_body(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            "the request did not complete in time",
+            None,
+        ),
     }
 }
 
 /// POST bodies must be JSON; everything else is refused before a handler reads it.
-async fn content_type_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+async fn content_type_guard(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
     if request.method() == Method::POST {
         let is_json = request
             .headers()
@@ -245,14 +330,33 @@ async fn content_type_guard(State(state): State<AppState>, request: Request, nex
             .and_then(|v| v.split(';').next())
             .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
         if !is_json {
-            return error_body(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "the body must be application/json", None);
+            return error_body(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                "the body must be application/json",
+                None,
+            );
         }
         if request.headers().contains_key(header::CONTENT_ENCODING) {
-            return error_body(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "encoded bodies are not accepted", None);
+            return error_body(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                "encoded bodies are not accepted",
+                None,
+            );
         }
-        let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+        let declared = request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok());
         if declared.is_some_and(|n| n > state.config.max_body_bytes) {
-            return error_body(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", "the request body is over the limit", None);
+            return error_body(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "body_too_large",
+                "the request body is over the limit",
+                None,
+            );
         }
     }
     next.run(request).await
@@ -260,7 +364,12 @@ async fn content_type_guard(State(state): State<AppState>, request: Request, nex
 
 fn jsonrpc_error(status: StatusCode, code: i64, message: &str) -> Response {
     let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
-    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 /// Reads MCP POST bodies within the limit and answers malformed JSON with JSON-RPC -32700
@@ -271,20 +380,40 @@ async fn mcp_body_guard(State(state): State<AppState>, request: Request, next: N
     }
     let (parts, body) = request.into_parts();
     let Ok(bytes) = to_bytes(body, state.config.max_body_bytes).await else {
-        return jsonrpc_error(StatusCode::PAYLOAD_TOO_LARGE, -32600, "the request body is over the limit");
+        return jsonrpc_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            -32600,
+            "the request body is over the limit",
+        );
     };
     if serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_err() {
-        return jsonrpc_error(StatusCode::BAD_REQUEST, -32700, "parse error: the body is not JSON");
+        return jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            -32700,
+            "parse error: the body is not JSON",
+        );
     }
-    next.run(Request::from_parts(parts, Body::from(bytes))).await
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
 }
 
 async fn read_json_body(body: Body, limit: usize) -> Result<Value, Response> {
-    let bytes = to_bytes(body, limit)
-        .await
-        .map_err(|_| error_body(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", "the request body is over the limit", None))?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| error_body(StatusCode::BAD_REQUEST, "invalid_json", &format!("the body is not JSON: {e}"), None))
+    let bytes = to_bytes(body, limit).await.map_err(|_| {
+        error_body(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body_too_large",
+            "the request body is over the limit",
+            None,
+        )
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        error_body(
+            StatusCode::BAD_REQUEST,
+            "invalid_json",
+            &format!("the body is not JSON: {e}"),
+            None,
+        )
+    })
 }
 
 async fn ask(State(state): State<AppState>, request: Request) -> Response {
@@ -294,7 +423,14 @@ async fn ask(State(state): State<AppState>, request: Request) -> Response {
     };
     let req: AskRequest = match serde_json::from_value(value) {
         Ok(r) => r,
-        Err(e) => return error_body(StatusCode::BAD_REQUEST, "invalid_request", &e.to_string(), None),
+        Err(e) => {
+            return error_body(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                &e.to_string(),
+                None,
+            );
+        }
     };
     let service = Arc::clone(&state.service);
     let bundle = req.bundle.clone();
@@ -310,9 +446,17 @@ async fn ask(State(state): State<AppState>, request: Request) -> Response {
             return r;
         }
         Ok(Err(e)) => service_error(&e),
-        Err(_) => error_body(StatusCode::INTERNAL_SERVER_ERROR, "internal", "assembly task failed", None),
+        Err(_) => error_body(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "assembly task failed",
+            None,
+        ),
     };
-    response.extensions_mut().insert(LogFields { bundle: Some(bundle), evidence_status: None });
+    response.extensions_mut().insert(LogFields {
+        bundle: Some(bundle),
+        evidence_status: None,
+    });
     response
 }
 
@@ -352,7 +496,10 @@ async fn bundles(State(state): State<AppState>) -> Response {
                     row
                 })
                 .collect();
-            let ready = b.versions.get(&b.default_version).is_some_and(|v| v.state.is_ok());
+            let ready = b
+                .versions
+                .get(&b.default_version)
+                .is_some_and(|v| v.state.is_ok());
             json!({
                 "id": b.id,
                 "state": if ready { "ready" } else { "refused" },
@@ -386,8 +533,17 @@ async fn health(State(state): State<AppState>) -> Response {
         "engine": okf_engine::ENGINE_ID,
         "bundles": rows,
     });
-    let status = if all_ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
-    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+    let status = if all_ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 async fn schema(Path(name): Path<String>) -> Response {

@@ -7,6 +7,7 @@
 
 mod http;
 mod mcp;
+mod page;
 pub mod registry;
 pub mod schemas;
 pub mod service;
@@ -47,13 +48,20 @@ pub async fn serve(
     configure: ConfigureHttp,
     on_listening: impl FnOnce(SocketAddr),
 ) -> Result<(), ServeError> {
-    let listener = TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr: addr.to_owned(), source })?;
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind {
+            addr: addr.to_owned(),
+            source,
+        })?;
     let local = listener.local_addr()?;
     let mut config = HttpConfig::loopback(local.port());
     configure(&mut config);
     let app = router(Arc::new(service), config);
     on_listening(local);
-    axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
     Ok(())
 }
 

@@ -8,8 +8,9 @@ use crate::schemas;
 use crate::service::{AskRequest, Service, ServiceError};
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde::Deserialize;
@@ -52,7 +53,11 @@ fn object(value: Value) -> Arc<JsonObject> {
 }
 
 fn read_only() -> ToolAnnotations {
-    ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false)
+    ToolAnnotations::new()
+        .read_only(true)
+        .destructive(false)
+        .idempotent(true)
+        .open_world(false)
 }
 
 fn tool_error(message: impl Into<String>) -> CallToolResult {
@@ -60,8 +65,14 @@ fn tool_error(message: impl Into<String>) -> CallToolResult {
 }
 
 fn service_error(e: &ServiceError) -> CallToolResult {
-    let field = e.field().map(|f| format!(" (field {f})")).unwrap_or_default();
-    tool_error(format!("{}{field}: {e}. No package was assembled.", e.code()))
+    let field = e
+        .field()
+        .map(|f| format!(" (field {f})"))
+        .unwrap_or_default();
+    tool_error(format!(
+        "{}{field}: {e}. No package was assembled.",
+        e.code()
+    ))
 }
 
 /// The JSON text and parsed value of one package, as one tool result.
@@ -125,7 +136,10 @@ impl OkfMcp {
         let started = Instant::now();
         let (bundle, result) = match name {
             "ask_okf" => match serde_json::from_value::<AskRequest>(arguments) {
-                Err(e) => (None, tool_error(format!("invalid_arguments: {e}. No package was assembled."))),
+                Err(e) => (
+                    None,
+                    tool_error(format!("invalid_arguments: {e}. No package was assembled.")),
+                ),
                 Ok(req) => {
                     let bundle = Some(req.bundle.clone());
                     match self.service.ask(&req) {
@@ -143,7 +157,10 @@ impl OkfMcp {
             },
             "okf_explain_context" => match serde_json::from_value::<ExplainArgs>(arguments) {
                 Err(e) => (None, tool_error(format!("invalid_arguments: {e}"))),
-                Ok(args) => match self.service.explain(&args.context_id, args.record_id.as_deref()) {
+                Ok(args) => match self
+                    .service
+                    .explain(&args.context_id, args.record_id.as_deref())
+                {
                     Ok(view) => {
                         let text = serde_json::to_string(&view).unwrap_or_default();
                         let mut result = CallToolResult::structured(view);
@@ -155,7 +172,11 @@ impl OkfMcp {
             },
             other => (None, tool_error(format!("unknown tool {other:?}"))),
         };
-        let evidence_status = result.structured_content.as_ref().and_then(|v| v.get("evidence_status")).and_then(Value::as_str);
+        let evidence_status = result
+            .structured_content
+            .as_ref()
+            .and_then(|v| v.get("evidence_status"))
+            .and_then(Value::as_str);
         tracing::info!(
             target: "okf::mcp",
             tool = %name,

@@ -17,7 +17,9 @@ pub fn is_logical_id(s: &str) -> bool {
     !b.is_empty()
         && b.len() <= 64
         && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
-        && b.iter().all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'_' | b'-'))
+        && b.iter().all(|&c| {
+            c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'_' | b'-')
+        })
 }
 
 /// A registry file (TOML).
@@ -172,7 +174,10 @@ impl Registry {
             index_sha256: binding.index_sha256.clone(),
             index_url: binding.index_url.clone(),
             published: None,
-            state: Ok(LoadedVersion { index: Arc::new(index), binding }),
+            state: Ok(LoadedVersion {
+                index: Arc::new(index),
+                binding,
+            }),
         };
         let mut registry = Registry::default();
         registry.bundles.insert(
@@ -189,20 +194,37 @@ impl Registry {
     /// Reads and verifies a registry file. Individual bundle versions that fail verification
     /// are kept as refused entries; only a malformed registry is an error.
     pub fn load(path: &Path) -> Result<Self, RegistryError> {
-        let text = std::fs::read_to_string(path).map_err(|source| RegistryError::Read { path: path.into(), source })?;
-        let file: RegistryFile =
-            toml::from_str(&text).map_err(|e| RegistryError::Parse { path: path.into(), message: e.to_string() })?;
+        let text = std::fs::read_to_string(path).map_err(|source| RegistryError::Read {
+            path: path.into(),
+            source,
+        })?;
+        let file: RegistryFile = toml::from_str(&text).map_err(|e| RegistryError::Parse {
+            path: path.into(),
+            message: e.to_string(),
+        })?;
         let base = path.parent().unwrap_or(Path::new("."));
-        let invalid = |message: String| RegistryError::Invalid { path: path.into(), message };
+        let invalid = |message: String| RegistryError::Invalid {
+            path: path.into(),
+            message,
+        };
         let mut registry = Registry::default();
         for decl in file.bundle {
             if !is_logical_id(&decl.id) {
-                return Err(invalid(format!("bundle id {:?} must match ^[a-z0-9][a-z0-9._-]{{0,63}}$", decl.id)));
+                return Err(invalid(format!(
+                    "bundle id {:?} must match ^[a-z0-9][a-z0-9._-]{{0,63}}$",
+                    decl.id
+                )));
             }
             if registry.bundles.contains_key(&decl.id) {
-                return Err(invalid(format!("bundle id {:?} is declared twice", decl.id)));
+                return Err(invalid(format!(
+                    "bundle id {:?} is declared twice",
+                    decl.id
+                )));
             }
-            let main_name = decl.version_name.clone().unwrap_or_else(|| "current".into());
+            let main_name = decl
+                .version_name
+                .clone()
+                .unwrap_or_else(|| "current".into());
             let mut decls = vec![VersionDecl {
                 name: main_name.clone(),
                 index: decl.index.clone(),
@@ -215,30 +237,64 @@ impl Registry {
             let mut versions = BTreeMap::new();
             for v in decls {
                 if !is_logical_id(&v.name) {
-                    return Err(invalid(format!("version name {:?} of bundle {:?} must match ^[a-z0-9][a-z0-9._-]{{0,63}}$", v.name, decl.id)));
+                    return Err(invalid(format!(
+                        "version name {:?} of bundle {:?} must match ^[a-z0-9][a-z0-9._-]{{0,63}}$",
+                        v.name, decl.id
+                    )));
                 }
                 if let Some(p) = v.published.as_deref().filter(|p| !is_date(p)) {
-                    return Err(invalid(format!("published {p:?} of {}/{} must be YYYY-MM-DD", decl.id, v.name)));
+                    return Err(invalid(format!(
+                        "published {p:?} of {}/{} must be YYYY-MM-DD",
+                        decl.id, v.name
+                    )));
                 }
                 if versions.contains_key(&v.name) {
-                    return Err(invalid(format!("version {:?} of bundle {:?} is declared twice", v.name, decl.id)));
+                    return Err(invalid(format!(
+                        "version {:?} of bundle {:?} is declared twice",
+                        v.name, decl.id
+                    )));
                 }
-                let index_url = v.index_url.clone().unwrap_or_else(|| decl.index_url.clone());
-                let state = load_version(&base.join(&v.index), &v.sha256, &index_url, v.snapshot.as_deref());
+                let index_url = v
+                    .index_url
+                    .clone()
+                    .unwrap_or_else(|| decl.index_url.clone());
+                let state = load_version(
+                    &base.join(&v.index),
+                    &v.sha256,
+                    &index_url,
+                    v.snapshot.as_deref(),
+                );
                 let snapshot = match &state {
                     Ok(loaded) => Some(loaded.index.document().bundle.snapshot.clone()),
                     Err(_) => v.snapshot.clone(),
                 };
                 versions.insert(
                     v.name.clone(),
-                    VersionEntry { name: v.name, snapshot, index_sha256: v.sha256, index_url, published: v.published, state },
+                    VersionEntry {
+                        name: v.name,
+                        snapshot,
+                        index_sha256: v.sha256,
+                        index_url,
+                        published: v.published,
+                        state,
+                    },
                 );
             }
             let default_version = decl.default_version.unwrap_or(main_name);
             if !versions.contains_key(&default_version) {
-                return Err(invalid(format!("default_version {default_version:?} of bundle {:?} is not declared", decl.id)));
+                return Err(invalid(format!(
+                    "default_version {default_version:?} of bundle {:?} is not declared",
+                    decl.id
+                )));
             }
-            registry.bundles.insert(decl.id.clone(), BundleEntry { id: decl.id, versions, default_version });
+            registry.bundles.insert(
+                decl.id.clone(),
+                BundleEntry {
+                    id: decl.id,
+                    versions,
+                    default_version,
+                },
+            );
         }
         Ok(registry)
     }
@@ -248,27 +304,46 @@ impl Registry {
         self.bundles
             .values()
             .flat_map(|b| {
-                b.versions.values().filter_map(|v| v.state.as_ref().err().map(|r| (b.id.clone(), v.name.clone(), r.clone())))
+                b.versions.values().filter_map(|v| {
+                    v.state
+                        .as_ref()
+                        .err()
+                        .map(|r| (b.id.clone(), v.name.clone(), r.clone()))
+                })
             })
             .collect()
     }
 }
 
 /// Reads, hashes, validates and binds one index file.
-fn load_version(path: &Path, sha256: &str, index_url: &str, snapshot: Option<&str>) -> Result<LoadedVersion, String> {
+fn load_version(
+    path: &Path,
+    sha256: &str,
+    index_url: &str,
+    snapshot: Option<&str>,
+) -> Result<LoadedVersion, String> {
     if !okf_engine::canonical::is_hex64(sha256) {
         return Err("declared sha256 is not 64 lowercase hex characters".into());
     }
-    let binding = Binding { index_url: index_url.to_owned(), index_sha256: sha256.to_owned() };
+    let binding = Binding {
+        index_url: index_url.to_owned(),
+        index_sha256: sha256.to_owned(),
+    };
     okf_engine::check_binding(&binding).map_err(|e| format!("index_url: {e}"))?;
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let actual = okf_engine::canonical::sha256_hex(&bytes);
     if actual != sha256 {
-        return Err(format!("file SHA-256 is {actual}, registry declares {sha256}"));
+        return Err(format!(
+            "file SHA-256 is {actual}, registry declares {sha256}"
+        ));
     }
-    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| format!("index is not JSON: {e}"))?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| format!("index is not JSON: {e}"))?;
     let index = ContextIndex::from_value(value, snapshot).map_err(|e| e.to_string())?;
-    Ok(LoadedVersion { index: Arc::new(index), binding })
+    Ok(LoadedVersion {
+        index: Arc::new(index),
+        binding,
+    })
 }
 
 #[cfg(test)]
@@ -280,7 +355,16 @@ mod tests {
         assert!(is_logical_id("okf-dwp"));
         assert!(is_logical_id("example"));
         assert!(is_logical_id("a.b_c-1"));
-        for bad in ["", "Okf", "-x", "https://x", "../etc", "a/b", "a b", &"a".repeat(65)] {
+        for bad in [
+            "",
+            "Okf",
+            "-x",
+            "https://x",
+            "../etc",
+            "a/b",
+            "a b",
+            &"a".repeat(65),
+        ] {
             assert!(!is_logical_id(bad), "{bad}");
         }
     }

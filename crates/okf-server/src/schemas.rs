@@ -4,12 +4,30 @@ use serde_json::Value;
 
 /// Schema files served under `/schemas/<name>`, embedded at build time.
 pub const FILES: [(&str, &str); 6] = [
-    ("package.schema.json", include_str!("../../../schemas/package.schema.json")),
-    ("ask-request.schema.json", include_str!("../../../schemas/ask-request.schema.json")),
-    ("error.schema.json", include_str!("../../../schemas/error.schema.json")),
-    ("bundles.schema.json", include_str!("../../../schemas/bundles.schema.json")),
-    ("health.schema.json", include_str!("../../../schemas/health.schema.json")),
-    ("explain.schema.json", include_str!("../../../schemas/explain.schema.json")),
+    (
+        "package.schema.json",
+        include_str!("../../../schemas/package.schema.json"),
+    ),
+    (
+        "ask-request.schema.json",
+        include_str!("../../../schemas/ask-request.schema.json"),
+    ),
+    (
+        "error.schema.json",
+        include_str!("../../../schemas/error.schema.json"),
+    ),
+    (
+        "bundles.schema.json",
+        include_str!("../../../schemas/bundles.schema.json"),
+    ),
+    (
+        "health.schema.json",
+        include_str!("../../../schemas/health.schema.json"),
+    ),
+    (
+        "explain.schema.json",
+        include_str!("../../../schemas/explain.schema.json"),
+    ),
 ];
 
 /// The text of a published schema.
@@ -20,7 +38,9 @@ pub fn text(name: &str) -> Option<&'static str> {
 fn parsed(name: &str) -> Value {
     // The files are part of the build and checked by tests; an unparsable one yields an
     // empty schema rather than a panic.
-    text(name).and_then(|t| serde_json::from_str(t).ok()).unwrap_or(Value::Object(serde_json::Map::new()))
+    text(name)
+        .and_then(|t| serde_json::from_str(t).ok())
+        .unwrap_or(Value::Object(serde_json::Map::new()))
 }
 
 /// The package schema (object root), used as `ask_okf`'s `outputSchema`.

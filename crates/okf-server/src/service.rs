@@ -49,7 +49,9 @@ pub enum ServiceError {
     #[error("{0}")]
     UnknownVersion(String),
     /// The bundle version was refused at start-up.
-    #[error("bundle {bundle:?} version {version:?} is not available: it failed verification at start-up")]
+    #[error(
+        "bundle {bundle:?} version {version:?} is not available: it failed verification at start-up"
+    )]
     Unavailable {
         /// Bundle id.
         bundle: String,
@@ -60,7 +62,9 @@ pub enum ServiceError {
     #[error(transparent)]
     Engine(#[from] okf_engine::Error),
     /// The context id is not retained (evicted or never assembled here).
-    #[error("context {0} is not retained by this server; ask again with the same bundle, question and budget to rebuild it")]
+    #[error(
+        "context {0} is not retained by this server; ask again with the same bundle, question and budget to rebuild it"
+    )]
     ContextNotRetained(String),
 }
 
@@ -85,19 +89,27 @@ impl ServiceError {
         match self {
             ServiceError::InvalidRequest { field, .. } => Some((*field).to_owned()),
             ServiceError::UnknownBundle(_) => Some("bundle".into()),
-            ServiceError::UnknownVersion(_) | ServiceError::Unavailable { .. } => Some("version".into()),
-            ServiceError::Engine(okf_engine::Error::Question(_)) => Some("question".into()),
-            ServiceError::Engine(okf_engine::Error::Budget { key, .. }) => {
-                Some(key.as_ref().map_or_else(|| "budget".to_owned(), |k| format!("budget.{k}")))
+            ServiceError::UnknownVersion(_) | ServiceError::Unavailable { .. } => {
+                Some("version".into())
             }
-            ServiceError::Engine(okf_engine::Error::PackageTooSmall { .. }) => Some("budget.max_bytes".into()),
+            ServiceError::Engine(okf_engine::Error::Question(_)) => Some("question".into()),
+            ServiceError::Engine(okf_engine::Error::Budget { key, .. }) => Some(
+                key.as_ref()
+                    .map_or_else(|| "budget".to_owned(), |k| format!("budget.{k}")),
+            ),
+            ServiceError::Engine(okf_engine::Error::PackageTooSmall { .. }) => {
+                Some("budget.max_bytes".into())
+            }
             _ => None,
         }
     }
 }
 
 fn invalid(field: &'static str, message: impl Into<String>) -> ServiceError {
-    ServiceError::InvalidRequest { field, message: message.into() }
+    ServiceError::InvalidRequest {
+        field,
+        message: message.into(),
+    }
 }
 
 /// A package this server assembled.
@@ -122,7 +134,10 @@ pub struct CacheLimits {
 
 impl Default for CacheLimits {
     fn default() -> Self {
-        CacheLimits { max_entries: 256, max_bytes: 64 * 1024 * 1024 }
+        CacheLimits {
+            max_entries: 256,
+            max_bytes: 64 * 1024 * 1024,
+        }
     }
 }
 
@@ -139,7 +154,10 @@ impl ContextCache {
     fn touch(&mut self, id: &str) -> Option<Arc<Assembled>> {
         self.tick += 1;
         let tick = self.tick;
-        let (old, package) = self.entries.get_mut(id).map(|e| (std::mem::replace(&mut e.0, tick), Arc::clone(&e.1)))?;
+        let (old, package) = self
+            .entries
+            .get_mut(id)
+            .map(|e| (std::mem::replace(&mut e.0, tick), Arc::clone(&e.1)))?;
         self.order.remove(&old);
         self.order.insert(tick, id.to_owned());
         Some(package)
@@ -154,14 +172,17 @@ impl ContextCache {
             return;
         }
         while self.entries.len() >= limits.max_entries || self.bytes + size > limits.max_bytes {
-            let Some((_, oldest)) = self.order.pop_first() else { break };
+            let Some((_, oldest)) = self.order.pop_first() else {
+                break;
+            };
             if let Some((_, evicted)) = self.entries.remove(&oldest) {
                 self.bytes -= evicted.json.len();
             }
         }
         self.tick += 1;
         self.order.insert(self.tick, package.context_id.clone());
-        self.entries.insert(package.context_id.clone(), (self.tick, package));
+        self.entries
+            .insert(package.context_id.clone(), (self.tick, package));
         self.bytes += size;
     }
 }
@@ -176,13 +197,18 @@ pub struct Service {
 
 /// `^urn:sha256:[0-9a-f]{64}$`.
 pub fn is_context_id(s: &str) -> bool {
-    s.strip_prefix("urn:sha256:").is_some_and(okf_engine::canonical::is_hex64)
+    s.strip_prefix("urn:sha256:")
+        .is_some_and(okf_engine::canonical::is_hex64)
 }
 
 impl Service {
     /// Wraps a verified registry.
     pub fn new(registry: Registry, cache_limits: CacheLimits) -> Self {
-        Service { registry, cache: Mutex::new(ContextCache::default()), cache_limits }
+        Service {
+            registry,
+            cache: Mutex::new(ContextCache::default()),
+            cache_limits,
+        }
     }
 
     /// The registry being served.
@@ -193,22 +219,40 @@ impl Service {
     fn bundle(&self, id: &str) -> Result<&BundleEntry, ServiceError> {
         // Refuse anything that looks like a URL or path before any lookup or file access.
         if !is_logical_id(id) {
-            return Err(invalid("bundle", "must be a logical bundle id matching ^[a-z0-9][a-z0-9._-]{0,63}$, never a URL or path"));
+            return Err(invalid(
+                "bundle",
+                "must be a logical bundle id matching ^[a-z0-9][a-z0-9._-]{0,63}$, never a URL or path",
+            ));
         }
-        self.registry.bundles.get(id).ok_or_else(|| ServiceError::UnknownBundle(id.to_owned()))
+        self.registry
+            .bundles
+            .get(id)
+            .ok_or_else(|| ServiceError::UnknownBundle(id.to_owned()))
     }
 
-    fn version<'r>(&'r self, req: &AskRequest) -> Result<(&'r str, &'r LoadedVersion), ServiceError> {
+    fn version<'r>(
+        &'r self,
+        req: &AskRequest,
+    ) -> Result<(&'r str, &'r LoadedVersion), ServiceError> {
         let bundle = self.bundle(&req.bundle)?;
         let name: &str = match (&req.version, &req.as_of) {
-            (Some(_), Some(_)) => return Err(invalid("as_of", "give either version or as_of, not both")),
+            (Some(_), Some(_)) => {
+                return Err(invalid("as_of", "give either version or as_of, not both"));
+            }
             (Some(v), None) => {
                 if !is_logical_id(v) {
                     return Err(invalid("version", "must match ^[a-z0-9][a-z0-9._-]{0,63}$"));
                 }
-                bundle.versions.get_key_value(v.as_str()).map(|(k, _)| k.as_str()).ok_or_else(|| {
-                    ServiceError::UnknownVersion(format!("bundle {:?} declares no version {v:?}", bundle.id))
-                })?
+                bundle
+                    .versions
+                    .get_key_value(v.as_str())
+                    .map(|(k, _)| k.as_str())
+                    .ok_or_else(|| {
+                        ServiceError::UnknownVersion(format!(
+                            "bundle {:?} declares no version {v:?}",
+                            bundle.id
+                        ))
+                    })?
             }
             (None, Some(date)) => {
                 if !is_date(date) {
@@ -217,11 +261,19 @@ impl Service {
                 bundle
                     .versions
                     .values()
-                    .filter_map(|v| v.published.as_deref().filter(|p| *p <= date.as_str()).map(|p| (p, v.name.as_str())))
+                    .filter_map(|v| {
+                        v.published
+                            .as_deref()
+                            .filter(|p| *p <= date.as_str())
+                            .map(|p| (p, v.name.as_str()))
+                    })
                     .max()
                     .map(|(_, name)| name)
                     .ok_or_else(|| {
-                        ServiceError::UnknownVersion(format!("no version of bundle {:?} was published on or before {date}", bundle.id))
+                        ServiceError::UnknownVersion(format!(
+                            "no version of bundle {:?} was published on or before {date}",
+                            bundle.id
+                        ))
                     })?
             }
             (None, None) => bundle.default_version.as_str(),
@@ -229,7 +281,10 @@ impl Service {
         let entry = &bundle.versions[name];
         match &entry.state {
             Ok(loaded) => Ok((entry.name.as_str(), loaded)),
-            Err(_) => Err(ServiceError::Unavailable { bundle: bundle.id.clone(), version: entry.name.clone() }),
+            Err(_) => Err(ServiceError::Unavailable {
+                bundle: bundle.id.clone(),
+                version: entry.name.clone(),
+            }),
         }
     }
 
@@ -240,30 +295,50 @@ impl Service {
             None => Budget::default(),
             Some(b) => Budget::from_json(b)?,
         };
-        let package = Arc::new(assemble(&loaded.index, &req.question, &budget, Some(&loaded.binding))?);
+        let package = Arc::new(assemble(
+            &loaded.index,
+            &req.question,
+            &budget,
+            Some(&loaded.binding),
+        )?);
         if let Ok(mut cache) = self.cache.lock() {
             cache.insert(Arc::clone(&package), self.cache_limits);
         }
-        Ok(Answer { package, bundle: req.bundle.clone(), version: version.to_owned() })
+        Ok(Answer {
+            package,
+            bundle: req.bundle.clone(),
+            version: version.to_owned(),
+        })
     }
 
     /// A package assembled here recently.
     pub fn context(&self, context_id: &str) -> Result<Arc<Assembled>, ServiceError> {
         if !is_context_id(context_id) {
-            return Err(invalid("context_id", "must match ^urn:sha256:[0-9a-f]{64}$"));
+            return Err(invalid(
+                "context_id",
+                "must match ^urn:sha256:[0-9a-f]{64}$",
+            ));
         }
         let found = self.cache.lock().ok().and_then(|mut c| c.touch(context_id));
         found.ok_or_else(|| ServiceError::ContextNotRetained(context_id.to_owned()))
     }
 
     /// The explanation view of a retained package (whole package without a record id).
-    pub fn explain(&self, context_id: &str, record_id: Option<&str>) -> Result<Value, ServiceError> {
+    pub fn explain(
+        &self,
+        context_id: &str,
+        record_id: Option<&str>,
+    ) -> Result<Value, ServiceError> {
         if record_id.is_some_and(|r| r.is_empty() || r.len() > 2000) {
             return Err(invalid("record_id", "must be 1-2000 characters"));
         }
         let package = self.context(context_id)?;
-        let value: Value = serde_json::from_str(&package.json)
-            .map_err(|e| ServiceError::Engine(okf_engine::Error::Json { what: "package", message: e.to_string() }))?;
+        let value: Value = serde_json::from_str(&package.json).map_err(|e| {
+            ServiceError::Engine(okf_engine::Error::Json {
+                what: "package",
+                message: e.to_string(),
+            })
+        })?;
         Ok(explain(&value, record_id))
     }
 }
@@ -288,18 +363,31 @@ mod tests {
 
     #[test]
     fn cache_evicts_least_recently_used_by_count_and_bytes() {
-        let limits = CacheLimits { max_entries: 2, max_bytes: 100 };
+        let limits = CacheLimits {
+            max_entries: 2,
+            max_bytes: 100,
+        };
         let mut cache = ContextCache::default();
         cache.insert(fake(1, 10), limits);
         cache.insert(fake(2, 10), limits);
         assert!(cache.touch(&fake(1, 0).context_id).is_some());
         cache.insert(fake(3, 10), limits);
-        assert!(cache.touch(&fake(2, 0).context_id).is_none(), "2 was least recently used");
+        assert!(
+            cache.touch(&fake(2, 0).context_id).is_none(),
+            "2 was least recently used"
+        );
         assert!(cache.touch(&fake(1, 0).context_id).is_some());
         cache.insert(fake(4, 95), limits);
-        assert_eq!(cache.entries.len(), 1, "bytes bound evicts both older entries");
+        assert_eq!(
+            cache.entries.len(),
+            1,
+            "bytes bound evicts both older entries"
+        );
         assert!(cache.bytes <= 100);
         cache.insert(fake(5, 101), limits);
-        assert!(cache.touch(&fake(5, 0).context_id).is_none(), "an entry larger than the cache is not kept");
+        assert!(
+            cache.touch(&fake(5, 0).context_id).is_none(),
+            "an entry larger than the cache is not kept"
+        );
     }
 }

@@ -2,7 +2,9 @@
 //! standard output; every decision about evidence is made by `okf-engine`.
 
 mod bench;
+mod eval_cmd;
 mod example;
+mod lint_cmd;
 mod serve_cmd;
 
 use clap::{Args, Parser, Subcommand};
@@ -44,6 +46,10 @@ enum Command {
     },
     /// Time loading the index once and assembling the question N times in process.
     Bench(BenchArgs),
+    /// Check an evaluation case (and mutation controls) against an index, or self-check it.
+    Eval(eval_cmd::EvalArgs),
+    /// Report what the engine tolerates in an index but an author should fix.
+    Lint(lint_cmd::LintArgs),
     /// Serve the HTTP API and the MCP endpoint over an allow-listed bundle registry.
     Serve(serve_cmd::ServeArgs),
 }
@@ -125,6 +131,12 @@ pub(crate) enum CliError {
     /// `okf verify` found a mismatch.
     #[error("{0}")]
     Verification(String),
+    /// `okf eval` or `okf lint` refused an input (a case, controls file or mutation).
+    #[error(transparent)]
+    Eval(#[from] okf_eval::EvalError),
+    /// An `okf eval` expectation failed or `okf lint` found an error (exit 1).
+    #[error("{0}")]
+    Failed(String),
 }
 
 impl Source {
@@ -226,6 +238,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
             print(&pretty(&explain(&value, record.as_deref())))
         }
         Command::Bench(args) => bench::run(&args),
+        Command::Eval(args) => eval_cmd::run(&args),
+        Command::Lint(args) => lint_cmd::run(&args),
         Command::Serve(args) => serve_cmd::run(args),
     }
 }
@@ -236,7 +250,7 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("okf: {e}");
             match e {
-                CliError::Verification(_) => ExitCode::from(1),
+                CliError::Verification(_) | CliError::Failed(_) => ExitCode::from(1),
                 _ => ExitCode::from(2),
             }
         }

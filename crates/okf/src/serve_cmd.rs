@@ -56,7 +56,12 @@ pub(crate) enum ServeFailure {
 
 pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(ansi).with_target(true).compact().init();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .with_target(true)
+        .compact()
+        .init();
     let registry = match &args.registry {
         Some(path) => Registry::load(path).map_err(ServeFailure::from)?,
         None => Registry::example(example::INDEX_JSON).map_err(ServeFailure::from)?,
@@ -64,14 +69,36 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
     for (bundle, version, reason) in registry.refusals() {
         tracing::warn!(target: "okf::registry", bundle, version, reason, "bundle version refused");
     }
-    let service = Service::new(registry, CacheLimits { max_entries: args.cache_entries, max_bytes: args.cache_bytes });
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(ServeFailure::Runtime)?;
-    let ServeArgs { listen, allow_hosts, allow_origins, max_concurrent, rate_limit_per_minute, timeout_ms, .. } = args;
+    let service = Service::new(
+        registry,
+        CacheLimits {
+            max_entries: args.cache_entries,
+            max_bytes: args.cache_bytes,
+        },
+    );
+    // Assembly is CPU-bound, so more blocking threads than cores only add memory (each holds
+    // package-sized buffers), not throughput.
+    let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(cores.max(2))
+        .build()
+        .map_err(ServeFailure::Runtime)?;
+    let ServeArgs {
+        listen,
+        allow_hosts,
+        allow_origins,
+        max_concurrent,
+        rate_limit_per_minute,
+        timeout_ms,
+        ..
+    } = args;
     let configure = Box::new(move |config: &mut HttpConfig| {
         config.allowed_hosts.extend(allow_hosts);
         config.allowed_origins.extend(allow_origins);
         config.max_concurrent = max_concurrent.max(1);
-        config.rate_limit = (rate_limit_per_minute > 0).then(|| (rate_limit_per_minute, Duration::from_secs(60)));
+        config.rate_limit =
+            (rate_limit_per_minute > 0).then(|| (rate_limit_per_minute, Duration::from_secs(60)));
         config.request_timeout = Duration::from_millis(timeout_ms.max(1));
     });
     runtime

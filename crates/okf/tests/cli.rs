@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn okf(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_okf")).args(args).output().expect("okf runs")
+    Command::new(env!("CARGO_BIN_EXE_okf"))
+        .args(args)
+        .output()
+        .expect("okf runs")
 }
 
 fn stdout(o: &Output) -> String {
@@ -14,7 +17,11 @@ fn stdout(o: &Output) -> String {
 }
 
 fn shared(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(rel).to_string_lossy().into_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared")
+        .join(rel)
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn temp(name: &str) -> PathBuf {
@@ -25,7 +32,11 @@ fn temp(name: &str) -> PathBuf {
 
 fn example_questions() -> Vec<Value> {
     let text = include_str!("../example/questions.json");
-    serde_json::from_str::<Value>(text).unwrap().as_array().unwrap().clone()
+    serde_json::from_str::<Value>(text)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 #[test]
@@ -33,14 +44,28 @@ fn ask_on_embedded_example_prints_canonical_package_for_each_demo_question() {
     for q in example_questions() {
         let question = q["question"].as_str().unwrap();
         let out = okf(&["ask", question]);
-        assert!(out.status.success(), "{question}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{question}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let text = stdout(&out);
         let json = text.strip_suffix('\n').unwrap();
         let package: Value = serde_json::from_str(json).unwrap();
-        assert_eq!(package["evidence_status"], q["expected_status"], "{question}");
+        assert_eq!(
+            package["evidence_status"], q["expected_status"],
+            "{question}"
+        );
         assert_eq!(package["ai_answer"], Value::Null);
-        assert_eq!(okf_engine::canonical::to_canonical_string(&package).unwrap(), json, "output is canonical");
-        assert_eq!(package["budget"]["used_bytes"].as_u64().unwrap(), json.len() as u64);
+        assert_eq!(
+            okf_engine::canonical::to_canonical_string(&package).unwrap(),
+            json,
+            "output is canonical"
+        );
+        assert_eq!(
+            package["budget"]["used_bytes"].as_u64().unwrap(),
+            json.len() as u64
+        );
         if let Some(terms) = q.get("expected_unresolved_terms") {
             assert_eq!(&package["unresolved_terms"], terms);
         }
@@ -88,7 +113,11 @@ fn invalid_budget_and_blank_question_are_refused_with_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("question"));
     let out = okf(&["ask", "--binding-url", "https://example.org/x.json", "q"]);
-    assert_eq!(out.status.code(), Some(2), "binding url without sha is a usage error");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "binding url without sha is a usage error"
+    );
 }
 
 #[test]
@@ -97,32 +126,60 @@ fn invalid_index_names_the_json_path_and_rule() {
     index["records"][2]["route"] = Value::String("../escape".into());
     let path = temp("bad-route.json");
     std::fs::write(&path, serde_json::to_string(&index).unwrap()).unwrap();
-    let out = okf(&["ask", "--index", path.to_str().unwrap(), "How do I borrow books?"]);
+    let out = okf(&[
+        "ask",
+        "--index",
+        path.to_str().unwrap(),
+        "How do I borrow books?",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("records[2].route"), "{err}");
-    assert!(out.stdout.is_empty(), "nothing is printed for a rejected index");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing is printed for a rejected index"
+    );
 
     index["records"][2]["route"] = Value::String("evidence/ok".into());
     index["records"][2]["colour"] = Value::String("blue".into());
     std::fs::write(&path, serde_json::to_string(&index).unwrap()).unwrap();
-    let out = okf(&["ask", "--index", path.to_str().unwrap(), "How do I borrow books?"]);
+    let out = okf(&[
+        "ask",
+        "--index",
+        path.to_str().unwrap(),
+        "How do I borrow books?",
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("records[2]") && err.contains("colour"), "{err}");
+    assert!(
+        err.contains("records[2]") && err.contains("colour"),
+        "{err}"
+    );
 }
 
 #[test]
 fn verify_accepts_reference_and_own_packages_and_rejects_a_changed_byte() {
-    for rel in ["dwp/reference/imprisonment-package.json", "dwp/reference/hospital-package.json"] {
+    for rel in [
+        "dwp/reference/imprisonment-package.json",
+        "dwp/reference/hospital-package.json",
+    ] {
         let out = okf(&["verify", &shared(rel)]);
-        assert!(out.status.success(), "{rel}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{rel}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let out = okf(&["verify", &shared("dwp/reference/imprisonment-package.json")]);
     let text = stdout(&out);
-    assert!(text.contains("urn:sha256:283cddceca09958b96949527280ea14775de5f26d092c939cacfaa545500e80e"));
+    assert!(
+        text.contains(
+            "urn:sha256:283cddceca09958b96949527280ea14775de5f26d092c939cacfaa545500e80e"
+        )
+    );
     assert!(text.contains("used_bytes 487506"));
 
-    let original = std::fs::read_to_string(shared("dwp/reference/imprisonment-package.json")).unwrap();
+    let original =
+        std::fs::read_to_string(shared("dwp/reference/imprisonment-package.json")).unwrap();
     let marker = "Entitlement and payability are distinct";
     assert!(original.contains(marker));
     let tampered = original.replacen(marker, "Entitlement and payability are distinkt", 1);
@@ -153,16 +210,31 @@ fn explain_shows_one_record_with_its_issues() {
     let out = okf(&["explain", path.to_str().unwrap(), "--record", &restricted]);
     assert!(out.status.success());
     let view: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(view["item"], Value::Null, "restricted records are never selected");
+    assert_eq!(
+        view["item"],
+        Value::Null,
+        "restricted records are never selected"
+    );
     assert_eq!(view["missing_evidence"][0]["code"], "restricted_evidence");
     assert_eq!(view["context_id"], package["context_id"]);
     let whole = okf(&["explain", path.to_str().unwrap()]);
-    assert_eq!(serde_json::from_slice::<Value>(&whole.stdout).unwrap(), package);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&whole.stdout).unwrap(),
+        package
+    );
 }
 
 #[test]
 fn bench_json_reports_timings_and_the_context_id() {
-    let out = okf(&["bench", "--n", "5", "--warmup", "1", "--json", "How do I borrow books?"]);
+    let out = okf(&[
+        "bench",
+        "--n",
+        "5",
+        "--warmup",
+        "1",
+        "--json",
+        "How do I borrow books?",
+    ]);
     assert!(out.status.success());
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     for key in ["load_us", "n", "min_us", "median_us", "p95_us"] {
@@ -170,7 +242,8 @@ fn bench_json_reports_timings_and_the_context_id() {
     }
     assert!(report["min_us"].as_u64() <= report["median_us"].as_u64());
     assert!(report["median_us"].as_u64() <= report["p95_us"].as_u64());
-    let ask: Value = serde_json::from_slice(&okf(&["ask", "How do I borrow books?"]).stdout).unwrap();
+    let ask: Value =
+        serde_json::from_slice(&okf(&["ask", "How do I borrow books?"]).stdout).unwrap();
     assert_eq!(report["context_id"], ask["context_id"]);
 }
 
@@ -188,9 +261,16 @@ fn dwp_ask_with_explicit_binding_records_that_binding() {
         "5",
         "A claimant is imprisoned.",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let package: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(package["binding"]["index_url"], "https://example.org/okf/index.json");
+    assert_eq!(
+        package["binding"]["index_url"],
+        "https://example.org/okf/index.json"
+    );
     assert_eq!(package["budget"]["max_nodes"], 5);
     assert!(package["selected"].as_array().unwrap().len() <= 5);
 }

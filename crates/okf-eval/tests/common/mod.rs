@@ -78,3 +78,8 @@ pub fn package(index: &ContextIndex, question: &str) -> Value {
     let a = assemble(index, question, &Budget::default(), None).unwrap();
     serde_json::from_str(&a.json).unwrap()
 }
+
+/// The borrow-books case parsed from the file's own bytes (member order as written).
+pub fn example_case() -> Case {
+    Case::from_slice(&std::fs::read(example_dir().join("case.json")).unwrap()).unwrap()
+}

@@ -9,12 +9,21 @@ use std::time::Duration;
 
 /// Runs `okf` with arguments.
 pub fn okf(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_okf")).args(args).output().expect("okf runs")
+    Command::new(env!("CARGO_BIN_EXE_okf"))
+        .args(args)
+        .output()
+        .expect("okf runs")
 }
 
 /// A path under `../shared`.
 pub fn shared(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(rel).canonicalize().unwrap().to_string_lossy().into_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared")
+        .join(rel)
+        .canonicalize()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// A fresh temporary directory for this test process.
@@ -45,9 +54,17 @@ impl Server {
         let stdout = child.stdout.take().unwrap();
         let mut line = String::new();
         BufReader::new(stdout).read_line(&mut line).unwrap();
-        let addr = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_owned();
+        let addr = line
+            .trim()
+            .strip_prefix("listening on http://")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_owned();
         let stderr = child.stderr.take();
-        Server { child, addr, stderr }
+        Server {
+            child,
+            addr,
+            stderr,
+        }
     }
 
     /// The port the server listens on.
@@ -67,10 +84,21 @@ impl Server {
     }
 
     /// Sends one request and reads the whole response.
-    pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Response {
         let mut stream = TcpStream::connect(&self.addr).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-        let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut head = format!(
+            "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+            body.len()
+        );
         if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
             head.push_str(&format!("Host: {}\r\n", self.addr));
         }
@@ -85,13 +113,24 @@ impl Server {
 
     /// `POST /api/ask` with a JSON body.
     pub fn ask(&self, body: &serde_json::Value) -> Response {
-        self.request("POST", "/api/ask", &[("Content-Type", "application/json")], body.to_string().as_bytes())
+        self.request(
+            "POST",
+            "/api/ask",
+            &[("Content-Type", "application/json")],
+            body.to_string().as_bytes(),
+        )
     }
 
     /// A JSON-RPC call on `/mcp` (legacy protocol header unless `extra` overrides it).
     pub fn mcp(&self, body: &serde_json::Value, extra: &[(&str, &str)]) -> Response {
-        let mut headers = vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
-        if !extra.iter().any(|(k, _)| k.eq_ignore_ascii_case("mcp-protocol-version")) {
+        let mut headers = vec![
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ];
+        if !extra
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("mcp-protocol-version"))
+        {
             headers.push(("MCP-Protocol-Version", "2025-11-25"));
         }
         headers.extend_from_slice(extra);
@@ -101,7 +140,9 @@ impl Server {
     /// Opens a connection and sends only the headers of a POST with a body that never comes.
     pub fn stalled_post(&self, path: &str) -> TcpStream {
         let mut stream = TcpStream::connect(&self.addr).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
         let head = format!(
             "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{{",
             self.addr
@@ -132,7 +173,10 @@ pub struct Response {
 impl Response {
     /// A header value by (lowercase) name.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
     /// The body as text.
     pub fn text(&self) -> String {
@@ -140,7 +184,8 @@ impl Response {
     }
     /// The body as JSON.
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
     }
 }
 
@@ -148,25 +193,48 @@ impl Response {
 pub fn read_response(stream: &mut TcpStream) -> Response {
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).unwrap();
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("header end");
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("header end");
     let head = String::from_utf8(raw[..split].to_vec()).unwrap();
     let mut lines = head.split("\r\n");
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
     let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':').map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned())))
+        .filter_map(|l| {
+            l.split_once(':')
+                .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        })
         .collect();
     let mut body = raw[split + 4..].to_vec();
-    if headers.iter().any(|(k, v)| k == "transfer-encoding" && v.contains("chunked")) {
+    if headers
+        .iter()
+        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"))
+    {
         body = dechunk(&body);
     }
-    Response { status, headers, body }
+    Response {
+        status,
+        headers,
+        body,
+    }
 }
 
 fn dechunk(mut data: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     loop {
-        let Some(end) = data.windows(2).position(|w| w == b"\r\n") else { break };
-        let size = usize::from_str_radix(std::str::from_utf8(&data[..end]).unwrap().trim(), 16).unwrap();
+        let Some(end) = data.windows(2).position(|w| w == b"\r\n") else {
+            break;
+        };
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&data[..end]).unwrap().trim(), 16).unwrap();
         if size == 0 {
             break;
         }
@@ -196,12 +264,16 @@ index_url = "{DWP_URL}"
 /// The DWP index file's SHA-256.
 pub const DWP_SHA: &str = "38159445a60d4bcabc23cb2cf728e14cbd0a4b55013276c291356e7a1452ff54";
 /// The DWP index URL recorded in bindings.
-pub const DWP_URL: &str =
-    "https://raw.githubusercontent.com/chris-page-gov/okf-dwp/efb05c66616a9cd4328a86cf412780fe7bc7cf0b/full-dmg/context/assembly-index.json";
+pub const DWP_URL: &str = "https://raw.githubusercontent.com/chris-page-gov/okf-dwp/efb05c66616a9cd4328a86cf412780fe7bc7cf0b/full-dmg/context/assembly-index.json";
 
 /// The DWP imprisonment question.
 pub fn imprisonment_question() -> String {
-    let case: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(shared("dwp/evaluation/context-assembly/imprisonment-case.json")).unwrap()).unwrap();
+    let case: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(shared(
+            "dwp/evaluation/context-assembly/imprisonment-case.json",
+        ))
+        .unwrap(),
+    )
+    .unwrap();
     case["question"].as_str().unwrap().to_owned()
 }

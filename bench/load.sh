@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Load test of `okf serve` on loopback with wrk (Debian package `wrk`), as reported in
+# BENCHMARKS.md. Usage: bench/load.sh [DURATION_SECONDS] [CONNECTIONS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration="${1:-10}"
+connections="${2:-16}"
+command -v wrk >/dev/null || { echo "install wrk (apt-get install wrk)" >&2; exit 2; }
+cargo build --release -p okf --locked >/dev/null
+dir=$(mktemp -d)
+cat > "$dir/registry.toml" <<TOML
+[[bundle]]
+id = "okf-dwp"
+index = "$PWD/../shared/dwp/full-dmg/context/assembly-index.json"
+sha256 = "38159445a60d4bcabc23cb2cf728e14cbd0a4b55013276c291356e7a1452ff54"
+index_url = "https://raw.githubusercontent.com/chris-page-gov/okf-dwp/efb05c66616a9cd4328a86cf412780fe7bc7cf0b/full-dmg/context/assembly-index.json"
+TOML
+example_index="$PWD/crates/okf/example/index.json"
+example_sha=$(sha256sum "$example_index" | cut -d' ' -f1)
+cat >> "$dir/registry.toml" <<TOML
+
+[[bundle]]
+id = "example"
+index = "$example_index"
+sha256 = "$example_sha"
+index_url = "https://example.org/okf-example/index.json"
+TOML
+# Limits are raised so that the test measures the engine and transport, not the 429 guard.
+target/release/okf serve --registry "$dir/registry.toml" --listen 127.0.0.1:0 \
+  --rate-limit-per-minute 0 --max-concurrent 1024 > "$dir/out" 2> "$dir/log" &
+pid=$!
+trap 'kill $pid 2>/dev/null || true; rm -rf "$dir"' EXIT
+for _ in $(seq 50); do grep -q listening "$dir/out" 2>/dev/null && break; sleep 0.1; done
+url=$(sed -n 's/^listening on //p' "$dir/out")
+q_dwp=$(python3 -c "import json;print(json.load(open('../shared/dwp/evaluation/context-assembly/imprisonment-case.json'))['question'])")
+run() { # name path body
+  echo "== $1"
+  BODY="$3" PATHNAME="$2" wrk -t2 -c"$connections" -d"${duration}s" --latency -s bench/post.lua "$url" \
+    | grep -E "Requests/sec|Transfer/sec|^ +(50|75|90|99)%|non_200|Latency "
+}
+ask() { python3 -c 'import json,sys;print(json.dumps({"bundle":sys.argv[1],"question":sys.argv[2]}))' "$1" "$2"; }
+mcp() { python3 -c 'import json,sys;print(json.dumps({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask_okf","arguments":{"bundle":sys.argv[1],"question":sys.argv[2]}}}))' "$1" "$2"; }
+run "POST /api/ask, example bundle" /api/ask "$(ask example 'How do I borrow books?')"
+run "POST /api/ask, DWP imprisonment question" /api/ask "$(ask okf-dwp "$q_dwp")"
+run "MCP tools/call ask_okf, example bundle" /mcp "$(mcp example 'How do I borrow books?')"
+run "MCP tools/call ask_okf, DWP imprisonment question" /mcp "$(mcp okf-dwp "$q_dwp")"
+echo "== server memory"
+grep -E "VmRSS|VmHWM" "/proc/$pid/status"

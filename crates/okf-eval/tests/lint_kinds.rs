@@ -1,0 +1,422 @@
+//! `okf lint`: one broken fixture per finding kind, built from the example bundle, plus the
+//! example bundle itself.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod common;
+
+use common::*;
+use okf_eval::lint::kinds;
+use okf_eval::{Severity, lint};
+use serde_json::{Value, json};
+
+type Row = (Severity, &'static str, String);
+
+fn rows(v: &Value) -> Vec<Row> {
+    lint(&index_of(v))
+        .findings
+        .into_iter()
+        .map(|f| (f.severity, f.kind, f.path))
+        .collect()
+}
+
+/// Findings of the edited example that the unedited example does not have.
+fn new_findings(edit: impl FnOnce(&mut Value)) -> Vec<Row> {
+    let baseline = rows(&example_index_value());
+    let mut v = example_index_value();
+    edit(&mut v);
+    rows(&v)
+        .into_iter()
+        .filter(|r| !baseline.contains(r))
+        .collect()
+}
+
+fn position(v: &Value, list: &str, rel: &str) -> usize {
+    v[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|x| x["id"] == json!(ex(rel)))
+        .unwrap()
+}
+
+fn has(found: &[Row], severity: Severity, kind: &str, path: &str) {
+    assert!(
+        found
+            .iter()
+            .any(|(s, k, p)| *s == severity && *k == kind && p == path),
+        "{kind} at {path} not in {found:#?}"
+    );
+}
+
+#[test]
+fn the_example_bundle_has_its_deliberate_ambiguity_and_uncovered_concept_only() {
+    let report = lint(&example_index());
+    let found: Vec<(Severity, &str)> = report
+        .findings
+        .iter()
+        .map(|f| (f.severity, f.kind))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (Severity::Warning, kinds::SHARED_ALIAS),
+            (Severity::Warning, kinds::SHARED_ALIAS),
+            (Severity::Info, kinds::UNCOVERED_CONCEPT),
+        ]
+    );
+    assert!(!report.has_errors());
+    assert_eq!(
+        report.findings[0].ids,
+        [ex("concept/study-room"), ex("concept/meeting-room")]
+    );
+    assert_eq!(report.findings[2].ids, [ex("concept/meeting-room")]);
+}
+
+#[test]
+fn dangling_assertion_endpoint() {
+    let found = new_findings(|v| v["assertions"][0]["target"] = json!(ex("evidence/nowhere")));
+    has(
+        &found,
+        Severity::Error,
+        kinds::DANGLING_ASSERTION_ENDPOINT,
+        "assertions[0].target",
+    );
+}
+
+#[test]
+fn requirement_id_not_record() {
+    let found = new_findings(|v| {
+        v["requirements"][0]["required"][0] = json!(ex("evidence/nowhere"));
+        v["requirements"][0]["covers"][0] = json!(ex("concept/nowhere"));
+    });
+    has(
+        &found,
+        Severity::Error,
+        kinds::REQUIREMENT_ID_NOT_RECORD,
+        "requirements[0].required[0]",
+    );
+    has(
+        &found,
+        Severity::Error,
+        kinds::REQUIREMENT_ID_NOT_RECORD,
+        "requirements[0].covers[0]",
+    );
+}
+
+#[test]
+fn when_all_not_public_concept() {
+    let found =
+        new_findings(|v| v["requirements"][0]["when_all"][0] = json!(ex("evidence/lending-rules")));
+    has(
+        &found,
+        Severity::Error,
+        kinds::WHEN_ALL_NOT_PUBLIC_CONCEPT,
+        "requirements[0].when_all[0]",
+    );
+}
+
+fn with_required_path(v: &mut Value, path: Value) {
+    let at = position(v, "requirements", "requirement/borrowing");
+    v["requirements"][at]["required_paths"] = json!([path]);
+}
+
+#[test]
+fn required_path_record_not_record() {
+    let found = new_findings(|v| {
+        with_required_path(
+            v,
+            json!({
+                "seed": ex("concept/borrowing"),
+                "assertions": [ex("assertion/borrowing-lending-rules")],
+                "records": [ex("concept/borrowing"), ex("evidence/nowhere")],
+            }),
+        );
+    });
+    has(
+        &found,
+        Severity::Error,
+        kinds::REQUIRED_PATH_RECORD_NOT_RECORD,
+        "requirements[0].required_paths[0].records[1]",
+    );
+}
+
+#[test]
+fn required_path_hop_not_assertion() {
+    let found = new_findings(|v| {
+        with_required_path(
+            v,
+            json!({
+                "seed": ex("concept/borrowing"),
+                "assertions": [ex("assertion/nowhere")],
+                "records": [ex("concept/borrowing"), ex("evidence/lending-rules")],
+            }),
+        );
+    });
+    assert_eq!(
+        found,
+        [(
+            Severity::Error,
+            kinds::REQUIRED_PATH_HOP_NOT_ASSERTION,
+            "requirements[0].required_paths[0].assertions[0]".to_owned()
+        )]
+    );
+}
+
+#[test]
+fn required_path_hop_mismatch() {
+    let found = new_findings(|v| {
+        with_required_path(
+            v,
+            json!({
+                "seed": ex("concept/borrowing"),
+                "assertions": [ex("assertion/library-card-eligibility")],
+                "records": [ex("concept/borrowing"), ex("evidence/card-eligibility")],
+            }),
+        );
+    });
+    assert_eq!(
+        found,
+        [(
+            Severity::Error,
+            kinds::REQUIRED_PATH_HOP_MISMATCH,
+            "requirements[0].required_paths[0].assertions[0]".to_owned()
+        )]
+    );
+    // A well-formed declared path is clean.
+    let found = new_findings(|v| {
+        with_required_path(
+            v,
+            json!({
+                "seed": ex("concept/borrowing"),
+                "assertions": [ex("assertion/borrowing-requires-library-card"), ex("assertion/library-card-eligibility")],
+                "records": [ex("concept/borrowing"), ex("concept/library-card"), ex("evidence/card-eligibility")],
+            }),
+        );
+    });
+    assert_eq!(found, []);
+}
+
+#[test]
+fn conflict_target_not_record() {
+    let found = new_findings(|v| {
+        let at = position(v, "records", "evidence/opening-hours-2026");
+        v["records"][at]["conflicts_with"] = json!([ex("evidence/nowhere")]);
+    });
+    let at = position(
+        &example_index_value(),
+        "records",
+        "evidence/opening-hours-2026",
+    );
+    has(
+        &found,
+        Severity::Error,
+        kinds::CONFLICT_TARGET_NOT_RECORD,
+        &format!("records[{at}].conflicts_with[0]"),
+    );
+}
+
+#[test]
+fn literal_digest_mismatch() {
+    let at = position(&example_index_value(), "records", "evidence/lending-rules");
+    let found = new_findings(|v| {
+        let text = v["records"][at]["text"]
+            .as_str()
+            .unwrap()
+            .replace("12 books", "20 books");
+        v["records"][at]["text"] = json!(text);
+    });
+    assert_eq!(
+        found,
+        [(
+            Severity::Error,
+            kinds::LITERAL_DIGEST_MISMATCH,
+            format!("records[{at}].text")
+        )]
+    );
+}
+
+#[test]
+fn unit_digest_mismatch() {
+    let at = position(&example_index_value(), "records", "evidence/lending-rules");
+    let found = new_findings(|v| {
+        let r = &mut v["records"][at];
+        let len = r["text"].as_str().unwrap().len();
+        let url = r["provenance"][0]["url"].clone();
+        let sha = r["provenance"][0]["source_sha256"].clone();
+        r["evidence_unit"] = json!({
+            "schema": "okf-evidence-unit.v1",
+            "kind": "paragraph",
+            "boundary_status": "author-declared",
+            "completeness": "complete-within-declared-boundary",
+            "offset_unit": "utf-8-bytes",
+            "joiner": "",
+            "spans": [{
+                "source_url": url, "source_sha256": sha,
+                "extraction_url": url, "extraction_sha256": sha,
+                "source_text_sha256": "0".repeat(64), "source_text_bytes": len,
+                "source_start": 0, "source_end": len, "unit_start": 0, "unit_end": len,
+                "literal_sha256": "0".repeat(64),
+                "locator": "Section 3 (Loans)",
+            }],
+        });
+    });
+    has(
+        &found,
+        Severity::Error,
+        kinds::UNIT_DIGEST_MISMATCH,
+        &format!("records[{at}].evidence_unit"),
+    );
+}
+
+#[test]
+fn provenance_gap() {
+    let at = position(&example_index_value(), "records", "evidence/lending-rules");
+    let found = new_findings(|v| v["records"][at]["provenance"] = json!([]));
+    has(
+        &found,
+        Severity::Error,
+        kinds::PROVENANCE_GAP,
+        &format!("records[{at}]"),
+    );
+    let found =
+        new_findings(|v| v["assertions"][1]["provenance"][0]["captured_at"] = json!("yesterday"));
+    has(
+        &found,
+        Severity::Error,
+        kinds::PROVENANCE_GAP,
+        "assertions[1]",
+    );
+}
+
+#[test]
+fn governance_gap() {
+    let at = position(&example_index_value(), "records", "evidence/lending-rules");
+    let mut v = example_index_value();
+    v["records"][at]["scope"] = json!(" ");
+    let report = lint(&index_of(&v));
+    let gap = report
+        .findings
+        .iter()
+        .find(|f| f.kind == kinds::GOVERNANCE_GAP)
+        .unwrap();
+    assert_eq!(
+        (gap.severity, gap.code, gap.path.as_str()),
+        (
+            Severity::Error,
+            Some("missing_scope"),
+            format!("records[{at}]").as_str()
+        )
+    );
+}
+
+#[test]
+fn unsupported_predicate() {
+    let found = new_findings(|v| {
+        v["assertions"][2]["predicate"] =
+            json!("https://example.org/okf-example/predicate/mentions")
+    });
+    has(
+        &found,
+        Severity::Warning,
+        kinds::UNSUPPORTED_PREDICATE,
+        "assertions[2].predicate",
+    );
+}
+
+#[test]
+fn shared_alias() {
+    let at = position(&example_index_value(), "records", "concept/borrowing");
+    let found = new_findings(|v| {
+        let other = position(v, "records", "concept/overdue-charges");
+        v["records"][other]["aliases"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!("Borrow  BOOKS"));
+    });
+    assert_eq!(
+        found,
+        [(
+            Severity::Warning,
+            kinds::SHARED_ALIAS,
+            format!("records[{at}]")
+        )]
+    );
+    // A case-sensitive alias with the same letters is a different alias.
+    let found = new_findings(|v| {
+        let other = position(v, "records", "concept/overdue-charges");
+        v["records"][other]["aliases"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"label": "BORROW BOOKS", "case_sensitive": true}));
+    });
+    assert_eq!(found, []);
+}
+
+#[test]
+fn uncovered_concept() {
+    let at = position(&example_index_value(), "records", "concept/library-card");
+    let found = new_findings(|v| {
+        let r = position(v, "requirements", "requirement/borrowing");
+        v["requirements"][r]
+            .as_object_mut()
+            .unwrap()
+            .remove("covers");
+    });
+    assert_eq!(
+        found,
+        [(
+            Severity::Info,
+            kinds::UNCOVERED_CONCEPT,
+            format!("records[{at}]")
+        )]
+    );
+}
+
+#[test]
+fn unreachable_record() {
+    let at = position(&example_index_value(), "records", "scope/service-area");
+    let found = new_findings(|v| {
+        let a = position(v, "assertions", "assertion/library-card-service-area");
+        v["assertions"].as_array_mut().unwrap().remove(a);
+    });
+    assert_eq!(
+        found,
+        [(
+            Severity::Warning,
+            kinds::UNREACHABLE_RECORD,
+            format!("records[{at}]")
+        )]
+    );
+    // Behind a restricted record nothing is reachable: traversal never expands it.
+    let found = new_findings(|v| {
+        let a = position(v, "assertions", "assertion/library-card-service-area");
+        v["assertions"][a]["source"] = json!(ex("evidence/staff-key-holders"));
+    });
+    assert_eq!(
+        found,
+        [(
+            Severity::Warning,
+            kinds::UNREACHABLE_RECORD,
+            format!("records[{at}]")
+        )]
+    );
+}
+
+#[test]
+fn findings_are_ordered_errors_first_and_report_counts_by_kind() {
+    let mut v = example_index_value();
+    v["assertions"][0]["target"] = json!(ex("evidence/nowhere"));
+    let report = lint(&index_of(&v));
+    let severities: Vec<Severity> = report.findings.iter().map(|f| f.severity).collect();
+    let mut sorted = severities.clone();
+    sorted.sort();
+    assert_eq!(severities, sorted);
+    assert!(report.has_errors());
+    let json = okf_eval::report::lint_json(&report);
+    assert_eq!(json["status"], "failed");
+    assert_eq!(
+        json["summary"]["error"],
+        json!(report.count(Severity::Error))
+    );
+}

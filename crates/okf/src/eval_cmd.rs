@@ -1,0 +1,100 @@
+//! `okf eval`: run an evaluation case (and its mutation controls) against an index, or derive
+//! controls from the index itself with `--self-check`. All judging is done by `okf-eval`; this
+//! module reads the files and prints the report.
+//!
+//! Exit codes: 0 everything passed, 1 an expectation failed, 2 unusable input.
+
+use crate::{CliError, print, read};
+use clap::Args;
+use okf_engine::{Budget, ContextIndex};
+use okf_eval::{Case, Controls, evaluate, raw_binding, report, self_check};
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub(crate) struct EvalArgs {
+    /// Index file (okf-context-index.v1).
+    #[arg(long)]
+    index: PathBuf,
+    /// Evaluation case (okf-context-evaluation-case.v1).
+    #[arg(
+        long,
+        required_unless_present = "self_check",
+        conflicts_with = "self_check"
+    )]
+    case: Option<PathBuf>,
+    /// Mutation controls (okf-context-evaluation-controls.v1) run against the case.
+    #[arg(long, requires = "case")]
+    controls: Option<PathBuf>,
+    /// Derive controls from the index's own requirements instead of reading a case.
+    #[arg(long)]
+    self_check: bool,
+    /// Print the JSON report instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Case run only: most records to select (1-200, default 64).
+    #[arg(long, conflicts_with = "self_check")]
+    max_nodes: Option<u64>,
+    /// Case run only: most relationships to hold (1-1000, default 128).
+    #[arg(long, conflicts_with = "self_check")]
+    max_relationships: Option<u64>,
+    /// Case run only: most hops from a seed (0-8, default 6).
+    #[arg(long, conflicts_with = "self_check")]
+    max_depth: Option<u64>,
+    /// Case run only: largest package in bytes (8192-524288, default 524288).
+    #[arg(long, conflicts_with = "self_check")]
+    max_bytes: Option<u64>,
+}
+
+pub(crate) fn run(args: &EvalArgs) -> Result<(), CliError> {
+    let bytes = read(&args.index)?;
+    let index = ContextIndex::from_json_slice(&bytes)?;
+    let emit = |json: serde_json::Value, table: String| {
+        if args.json {
+            print(&json.to_string())
+        } else {
+            print(&table)
+        }
+    };
+    // clap makes --case and --self-check exclusive, and one of them required.
+    let Some(case_path) = &args.case else {
+        let report = self_check(&index)?;
+        emit(
+            report::self_check_json(&report),
+            report::self_check_table(&report),
+        )?;
+        let open = report.not_fail_closed();
+        if !open.is_empty() {
+            return Err(CliError::Failed(format!(
+                "self-check failed: {} requirement(s) not fail-closed",
+                open.len()
+            )));
+        }
+        return Ok(());
+    };
+    let case = Case::from_slice(&read(case_path)?)?;
+    let controls = match &args.controls {
+        Some(path) => Some(Controls::from_slice(&read(path)?)?),
+        None => None,
+    };
+    let budget = Budget::with_overrides(
+        args.max_nodes,
+        args.max_relationships,
+        args.max_depth,
+        args.max_bytes,
+    )?;
+    let binding = raw_binding(&index, &bytes);
+    let report = evaluate(&index, &case, controls.as_ref(), &budget, &binding)?;
+    emit(report::eval_json(&report), report::eval_table(&report))?;
+    if !report.status.passed() {
+        let failed_checks = report.case.assessment.failed_checks().count();
+        let failed_controls = report
+            .controls
+            .iter()
+            .filter(|c| !c.status.passed())
+            .count();
+        return Err(CliError::Failed(format!(
+            "evaluation failed: {failed_checks} case check(s) and {failed_controls} control(s) failed"
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,221 @@
+// Shared helpers of the browser tests: a real `okf serve` on an ephemeral loopback port and
+// Debian's Chromium driven by playwright-core (no browser download).
+
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repoRoot = path.resolve(here, '..', '..');
+export const okfBin = process.env.OKF_BIN ?? path.join(repoRoot, 'target', 'debug', 'okf');
+export const chromiumPath = process.env.OKF_CHROMIUM ?? '/usr/bin/chromium';
+export const screenshotDir = path.join(repoRoot, 'docs', 'screenshots');
+
+/** A path under ../shared (read only; never copied into the repository). */
+export function shared(rel) {
+  return path.resolve(repoRoot, '..', 'shared', rel);
+}
+
+export const DWP_INDEX = shared('dwp/full-dmg/context/assembly-index.json');
+export const DWP_SHA = '38159445a60d4bcabc23cb2cf728e14cbd0a4b55013276c291356e7a1452ff54';
+export const DWP_URL =
+  'https://raw.githubusercontent.com/chris-page-gov/okf-dwp/efb05c66616a9cd4328a86cf412780fe7bc7cf0b/full-dmg/context/assembly-index.json';
+
+/** The DWP imprisonment question of the evaluation case. */
+export function imprisonmentQuestion() {
+  return JSON.parse(readFileSync(shared('dwp/evaluation/context-assembly/imprisonment-case.json'), 'utf8')).question;
+}
+
+/** A fresh temporary directory, removed by `cleanup()`. */
+export function tempDir(name) {
+  return mkdtempSync(path.join(tmpdir(), `okf-browser-${name}-`));
+}
+
+export function sha256Hex(data) {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** A registry TOML in `dir` serving the DWP index as bundle `okf-dwp`. */
+export function dwpRegistry(dir) {
+  const file = path.join(dir, 'registry.toml');
+  writeFileSync(
+    file,
+    `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\n`,
+  );
+  return file;
+}
+
+/**
+ * Starts `okf serve --listen 127.0.0.1:0 ...args` and waits for its listening line.
+ * Returns `{base, ask(body), get(path), stop()}`.
+ */
+export async function startServer(args = []) {
+  const child = spawn(okfBin, ['serve', '--listen', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => {
+    log += chunk;
+  });
+  const lines = createInterface({ input: child.stdout });
+  const first = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`okf serve did not start in time:\n${log}`)), 60_000);
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      resolve(line);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`okf serve exited with ${code}:\n${log}`));
+    });
+  });
+  const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(first.trim());
+  if (!match) throw new Error(`unexpected first line ${JSON.stringify(first)}`);
+  const base = match[1];
+  return {
+    base,
+    /** POST /api/ask from the test (not the browser): `{status, text, json}`. */
+    async ask(body) {
+      const response = await fetch(`${base}/api/ask`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, text, json: JSON.parse(text) };
+    },
+    async get(p) {
+      const response = await fetch(`${base}${p}`);
+      return { status: response.status, headers: response.headers, text: await response.text() };
+    },
+    log: () => log,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * Launches Debian's Chromium with a fresh user-data directory. With `polyfill: true` the
+ * WebMCP polyfill from node_modules is injected before any page script (with its testing
+ * shim); the page itself never loads it. Console errors (CSP violations included) and page
+ * errors are collected in `problems`.
+ */
+export async function launch({ polyfill = false, viewport = { width: 1280, height: 900 } } = {}) {
+  const userDataDir = tempDir('profile');
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport,
+    acceptDownloads: true,
+    reducedMotion: 'reduce',
+  });
+  if (polyfill) {
+    const iife = readFileSync(path.join(here, 'node_modules', '@mcp-b', 'webmcp-polyfill', 'dist', 'index.iife.js'), 'utf8');
+    await context.addInitScript({ content: `window.__webMCPPolyfillOptions = { installTestingShim: true };\n${iife}` });
+  }
+  const problems = [];
+  const page = context.pages()[0] ?? (await context.newPage());
+  const watch = (p) => {
+    p.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
+    p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  };
+  watch(page);
+  context.on('page', watch);
+  return {
+    context,
+    page,
+    problems,
+    async close() {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Opens the page and waits until the bundle list has loaded. */
+export async function openPage(page, base, hash = '') {
+  await page.goto(`${base}/${hash}`);
+  await page.waitForFunction(() => document.getElementById('bundle-note')?.textContent?.includes('served bundles'));
+}
+
+/** Submits the form with a bundle and question (mouse-free: fills and clicks the button). */
+export async function askThroughForm(page, bundle, question) {
+  await page.selectOption('#bundle', bundle);
+  await page.fill('#question', question);
+  const previous = await page.locator('#context-id').textContent().catch(() => null);
+  await page.click('#submit');
+  await waitForPackage(page, previous);
+}
+
+/** Waits until a package (different from `previous` context id) is shown. */
+export async function waitForPackage(page, previous = null) {
+  await page.waitForFunction(
+    (prev) => {
+      const id = document.getElementById('context-id')?.textContent;
+      return Boolean(id) && id !== prev && document.getElementById('results')?.getAttribute('aria-busy') === 'false';
+    },
+    previous,
+  );
+}
+
+/** Writes a PNG screenshot to docs/screenshots/NAME.png. */
+export async function screenshot(target, name, options = {}) {
+  mkdirSync(screenshotDir, { recursive: true });
+  const file = path.join(screenshotDir, `${name}.png`);
+  await target.screenshot({ path: file, animations: 'disabled', ...options });
+  return file;
+}
+
+/** What the page's counts panel shows, by key. */
+export async function shownCounts(page) {
+  return page.$$eval('#counts [data-count]', (rows) => Object.fromEntries(rows.map((r) => [r.dataset.count, Number(r.querySelector('dd').textContent)])));
+}
+
+/** The counts the page must show for a package. */
+export function expectedCounts(pkg) {
+  return {
+    selected: pkg.selected.length,
+    relationships: pkg.relationships.length,
+    requirements: pkg.requirements.length,
+    requirements_met: pkg.requirements.filter((r) => r.status === 'supported-within-declared-scope').length,
+    resolved_concepts: pkg.resolved_concepts.length,
+    ambiguities: pkg.ambiguities.length,
+    unresolved_terms: pkg.unresolved_terms.length,
+    missing_evidence: pkg.missing_evidence.length,
+    conflicts: pkg.conflicts.length,
+    omissions: pkg.budget.omissions.length,
+  };
+}
+
+/**
+ * The graph the page must draw for a package (its documented bound): the first 60 selected
+ * records and the first 120 relationships whose two ends are both among them.
+ */
+export function expectedGraph(pkg) {
+  const nodes = pkg.selected.slice(0, 60).map((s) => s.record.id);
+  const drawn = new Set(nodes);
+  const edges = pkg.relationships.filter((r) => drawn.has(r.source) && drawn.has(r.target)).slice(0, 120);
+  return { nodes: nodes.length, edges: edges.length };
+}

@@ -1,0 +1,10 @@
+import { askThroughForm, dwpRegistry, imprisonmentQuestion, launch, openPage, startServer, tempDir } from '/work/main/tests/browser/harness.mjs';
+let t = Date.now(); const lap = (m) => { console.log(m, Date.now() - t); t = Date.now(); };
+const dir = tempDir('x');
+const server = await startServer(['--registry', dwpRegistry(dir)]); lap('server');
+const b = await launch(); lap('launch');
+await openPage(b.page, server.base); lap('open');
+await askThroughForm(b.page, 'okf-dwp', imprisonmentQuestion()); lap('ask');
+await b.page.locator('#graph-svg g.node').count(); lap('count');
+await b.page.screenshot({path:'/tmp/x.png'}); lap('shot');
+await b.close(); await server.stop(); lap('close');

@@ -1,0 +1,282 @@
+// Ask OKF page: the form, the permalink, loading and error states, and the page tools. All
+// data comes from this server's HTTP API (same bytes as `okf ask`).
+
+import { ApiError, ask, explainView, getContext, listBundles } from './api.js';
+import { clear, el } from './dom.js';
+import { renderPackage } from './render.js';
+import { ArgumentError, BUDGET_LIMITS, checkBuildArgs, checkExplainArgs } from './validate.js';
+import { registerPageTools } from './webmcp.js';
+
+const $ = (id) => document.getElementById(id);
+const form = $('ask-form');
+const bundleSelect = $('bundle');
+const question = $('question');
+const submit = $('submit');
+const progress = $('progress');
+const errorBox = $('error');
+const results = $('results');
+const BUDGET_KEYS = Object.keys(BUDGET_LIMITS);
+
+let sequence = 0; // the latest build started; older ones do not overwrite the page
+let busy = false;
+let downloadUrl = null;
+let bundlesReady = null;
+
+// ---- bundles ---------------------------------------------------------------------------
+
+function ensureBundleOption(id) {
+  if ([...bundleSelect.options].some((o) => o.value === id)) return;
+  bundleSelect.append(el('option', { value: id, text: `${id} (not listed by this server)` }));
+}
+
+async function loadBundles() {
+  const note = $('bundle-note');
+  try {
+    const { value } = await listBundles();
+    const bundles = Array.isArray(value?.bundles) ? value.bundles : [];
+    clear(bundleSelect);
+    for (const b of bundles) {
+      const version = (Array.isArray(b.versions) ? b.versions : []).find((v) => v.name === b.default_version);
+      const ready = b.state === 'ready';
+      const label = ready
+        ? `${b.id}${version?.snapshot ? ` — ${version.snapshot}` : ''}`
+        : `${b.id} (refused: ${version?.reason ?? 'failed verification'})`;
+      bundleSelect.append(el('option', { value: b.id, disabled: !ready, text: label }));
+    }
+    const firstReady = bundles.find((b) => b.state === 'ready');
+    if (firstReady) bundleSelect.value = firstReady.id;
+    note.textContent = bundles.length
+      ? `${bundles.filter((b) => b.state === 'ready').length} of ${bundles.length} served bundles are ready.`
+      : 'This server serves no bundle.';
+  } catch (e) {
+    note.textContent = `The list of bundles could not be loaded: ${e instanceof ApiError ? e.message : 'unexpected error'}`;
+  }
+}
+
+// ---- form <-> request ------------------------------------------------------------------
+
+function formInput() {
+  const input = { bundle: bundleSelect.value, question: question.value };
+  const budget = {};
+  for (const key of BUDGET_KEYS) {
+    const raw = $(key).value.trim();
+    if (raw === '') continue;
+    budget[key] = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  }
+  if (Object.keys(budget).length) input.budget = budget;
+  return input;
+}
+
+function setForm(body) {
+  ensureBundleOption(body.bundle);
+  bundleSelect.value = body.bundle;
+  question.value = body.question;
+  for (const key of BUDGET_KEYS) $(key).value = body.budget?.[key] !== undefined ? String(body.budget[key]) : '';
+  if (body.budget && Object.keys(body.budget).length) $('budget-box').open = true;
+}
+
+function permalinkHash(body) {
+  const params = new URLSearchParams();
+  params.set('bundle', body.bundle);
+  params.set('q', body.question);
+  for (const key of BUDGET_KEYS) if (body.budget?.[key] !== undefined) params.set(key, String(body.budget[key]));
+  return `#${params.toString()}`;
+}
+
+function requestFromHash(hash) {
+  if (!hash || hash.length < 2) return null;
+  const params = new URLSearchParams(hash.slice(1));
+  if (!params.has('q')) return null;
+  const input = { bundle: params.get('bundle') ?? bundleSelect.value, question: params.get('q') ?? '' };
+  const budget = {};
+  for (const key of BUDGET_KEYS) {
+    if (params.has(key)) budget[key] = /^-?\d+$/.test(params.get(key)) ? Number(params.get(key)) : Number.NaN;
+  }
+  if (Object.keys(budget).length) input.budget = budget;
+  return input;
+}
+
+// ---- states ----------------------------------------------------------------------------
+
+function clearFieldErrors() {
+  for (const node of form.querySelectorAll('[aria-invalid]')) node.removeAttribute('aria-invalid');
+}
+
+function showError(e) {
+  clear(errorBox);
+  let title = 'The package could not be built';
+  let detail = e?.message ?? String(e);
+  let field = e?.field;
+  if (e instanceof ArgumentError) {
+    title = 'Please check the form';
+    detail = e.message;
+  } else if (e instanceof ApiError) {
+    if (e.status === 429) {
+      title = 'The server is busy (rate limited)';
+      const seconds = e.retryAfter ?? 1;
+      detail = `Too many requests right now. Try again in ${seconds} second${seconds === 1 ? '' : 's'}. (${e.message})`;
+    } else if (e.code === 'unknown_bundle') {
+      title = 'Unknown bundle';
+    } else if (e.code === 'invalid_question') {
+      title = 'The question was not accepted';
+    } else if (e.code === 'network') {
+      title = 'No connection to the server';
+    }
+  }
+  errorBox.append(
+    el('h3', { text: title }),
+    el('p', { class: 'error-message', text: detail }),
+    e instanceof ApiError ? el('p', { class: 'note' }, 'Code ', el('code', { class: 'error-code', text: e.code }), field ? ` · field ${field}` : '', e.status ? ` · HTTP ${e.status}` : '') : null,
+  );
+  errorBox.dataset.code = e instanceof ApiError ? e.code : 'invalid_argument';
+  if (e instanceof ApiError && e.retryAfter !== undefined) errorBox.dataset.retryAfter = String(e.retryAfter);
+  else delete errorBox.dataset.retryAfter;
+  errorBox.hidden = false;
+  // Point at the offending field, if it is on the form.
+  const name = typeof field === 'string' ? field.replace(/^budget\./, '') : '';
+  const input = name && form.elements.namedItem(name);
+  if (input instanceof HTMLElement) {
+    input.setAttribute('aria-invalid', 'true');
+    if (name in BUDGET_LIMITS) $('budget-box').open = true;
+  }
+}
+
+function setBusy(on, message) {
+  busy = on;
+  form.setAttribute('aria-busy', on ? 'true' : 'false');
+  submit.textContent = on ? 'Building…' : 'Build evidence package';
+  progress.textContent = message;
+  results.setAttribute('aria-busy', on ? 'true' : 'false');
+}
+
+function copyText(textValue, note) {
+  const done = (ok) => {
+    note.textContent = ok ? 'Copied.' : 'Copy is not available here: select the id and copy it.';
+  };
+  if (navigator.clipboard?.writeText) {
+    navigator.clipboard.writeText(textValue).then(() => done(true), () => done(false));
+  } else {
+    done(false);
+  }
+}
+
+function actionsFor(body, bytes, pkg) {
+  if (downloadUrl) URL.revokeObjectURL(downloadUrl);
+  downloadUrl = URL.createObjectURL(new Blob([bytes], { type: 'application/json' }));
+  const hex = String(pkg.context_id ?? '').replace(/^urn:sha256:/, '').slice(0, 12);
+  const hash = permalinkHash(body);
+  return el(
+    'p',
+    { class: 'actions-row' },
+    el('a', { id: 'download', class: 'button', href: downloadUrl, download: `okf-package-${hex || 'context'}.json`, text: 'Download package JSON' }),
+    ' ',
+    el('a', { id: 'permalink', class: 'button secondary', href: `${location.origin}/${hash}`, text: 'Permalink (asks again when opened)' }),
+  );
+}
+
+function show(body, response) {
+  const pkg = response.value;
+  results.hidden = false;
+  renderPackage(results, pkg, actionsFor(body, response.bytes, pkg), { copy: copyText });
+  history.replaceState(null, '', permalinkHash(body));
+}
+
+// ---- building --------------------------------------------------------------------------
+
+/** Validates, asks the API and shows the package; resolves to the API response. */
+async function build(input, { signal, origin }) {
+  clearFieldErrors();
+  const body = checkBuildArgs(input); // throws ArgumentError before any request
+  const mine = ++sequence;
+  errorBox.hidden = true;
+  setBusy(true, origin === 'tool' ? 'A page tool is assembling the evidence package…' : 'Assembling the evidence package…');
+  try {
+    const response = await ask(body, signal);
+    if (mine === sequence) {
+      if (origin === 'tool') setForm(body);
+      show(body, response);
+      setBusy(false, `Package built: ${response.value.evidence_status}.`);
+    }
+    return response;
+  } catch (e) {
+    if (mine === sequence) {
+      setBusy(false, '');
+      if (e?.name !== 'AbortError') {
+        results.hidden = true; // never leave an older package looking like the answer to this request
+        showError(e);
+      }
+    }
+    throw e;
+  }
+}
+
+async function submitForm() {
+  if (busy) return;
+  try {
+    await build(formInput(), { origin: 'form' });
+  } catch (e) {
+    if (e instanceof ArgumentError) {
+      showError(e);
+      const name = e.field.replace(/^budget\./, '');
+      const input = form.elements.namedItem(name);
+      if (input instanceof HTMLElement) {
+        input.setAttribute('aria-invalid', 'true');
+        input.focus();
+      }
+    }
+  }
+}
+
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  submitForm();
+});
+
+question.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    form.requestSubmit();
+  }
+});
+
+async function askFromHash() {
+  const input = requestFromHash(location.hash);
+  if (!input) return;
+  await bundlesReady;
+  setForm({ ...input, budget: input.budget });
+  try {
+    await build(input, { origin: 'permalink' });
+  } catch (e) {
+    if (e instanceof ArgumentError) showError(e);
+  }
+}
+
+window.addEventListener('hashchange', askFromHash);
+
+// ---- page tools --------------------------------------------------------------------------
+
+async function toolBuild(input, signal) {
+  const response = await build(input, { signal, origin: 'tool' });
+  return response.value; // the package, unchanged
+}
+
+async function toolExplain(input, signal) {
+  const { contextId, recordId } = checkExplainArgs(input); // before any request
+  const response = await getContext(contextId, signal);
+  return explainView(response.value, recordId);
+}
+
+async function startPageTools() {
+  const status = await registerPageTools({ build: toolBuild, explain: toolExplain });
+  const line = $('webmcp-status');
+  line.textContent = `Page tools (WebMCP): ${status.message}`;
+  line.dataset.available = String(status.available);
+}
+
+window.addEventListener('pageshow', (event) => {
+  if (event.persisted) startPageTools();
+});
+
+bundlesReady = loadBundles();
+startPageTools();
+askFromHash();

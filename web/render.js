@@ -1,0 +1,413 @@
+// Renders an okf-governed-context.v1 package as a page for people. Every value from the
+// package is untrusted and is set with textContent or setAttribute (see dom.js).
+
+import { clear, el, httpsLink } from './dom.js';
+import { graphLegend, graphModel, graphNote, predicateName, renderGraph } from './graph.js';
+
+const STATUS_MEANING = {
+  sufficient:
+    'Every evidence requirement that the bundle author declared for this question is met, and nothing is missing, ambiguous, in conflict or cut by the budget. ' +
+    'This holds only within the declared scope below: it is not an answer, and not a decision about anyone’s case.',
+  insufficient:
+    'The evidence is not complete. The sections below say exactly what is missing: unmet requirements, missing or restricted evidence, ' +
+    'unresolved or ambiguous words and anything the budget left out. An insufficient package is still a correct, useful result.',
+  conflicting:
+    'The bundle declares a conflict between pieces of the selected evidence. Read the conflicts below before relying on any of it.',
+};
+
+const arr = (v) => (Array.isArray(v) ? v : []);
+
+function section(id, title, ...content) {
+  const headingId = `${id}-heading`;
+  return el('section', { id, class: 'panel', 'aria-labelledby': headingId }, el('h3', { id: headingId, text: title }), ...content);
+}
+
+function none(text = 'None.') {
+  return el('p', { class: 'none', text });
+}
+
+function idList(ids, labels) {
+  if (!ids.length) return el('span', { class: 'none', text: 'none' });
+  return el(
+    'ul',
+    { class: 'ids' },
+    ids.map((id) => el('li', {}, labels.has(id) ? el('span', { class: 'id-label', text: `${labels.get(id)} ` }) : null, el('code', { text: id }))),
+  );
+}
+
+function issueList(id, issues, labels, emptyText) {
+  if (!issues.length) return none(emptyText);
+  return el(
+    'ul',
+    { id, class: 'issues' },
+    issues.map((issue) =>
+      el(
+        'li',
+        { 'data-code': issue.code },
+        el('code', { class: 'issue-code', text: issue.code }),
+        el('span', { class: 'issue-message', text: ` ${issue.message}` }),
+        arr(issue.ids).length ? idList(arr(issue.ids), labels) : null,
+      ),
+    ),
+  );
+}
+
+function dl(rows) {
+  return el(
+    'dl',
+    { class: 'facts' },
+    rows.filter(Boolean).map(([term, value]) => el('div', {}, el('dt', { text: term }), el('dd', {}, value))),
+  );
+}
+
+function text(value) {
+  return document.createTextNode(String(value));
+}
+
+function code(value) {
+  return el('code', { text: String(value) });
+}
+
+function counts(pkg) {
+  const requirements = arr(pkg.requirements);
+  const met = requirements.filter((r) => r.status === 'supported-within-declared-scope').length;
+  const rows = [
+    ['selected', 'Records selected', arr(pkg.selected).length],
+    ['relationships', 'Relationships held', arr(pkg.relationships).length],
+    ['requirements', 'Requirements applied', requirements.length],
+    ['requirements_met', 'Requirements met', met],
+    ['resolved_concepts', 'Concepts resolved', arr(pkg.resolved_concepts).length],
+    ['ambiguities', 'Ambiguous phrases', arr(pkg.ambiguities).length],
+    ['unresolved_terms', 'Unresolved terms', arr(pkg.unresolved_terms).length],
+    ['missing_evidence', 'Missing-evidence issues', arr(pkg.missing_evidence).length],
+    ['conflicts', 'Conflicts', arr(pkg.conflicts).length],
+    ['omissions', 'Budget omissions', arr(pkg.budget?.omissions).length],
+  ];
+  return el(
+    'dl',
+    { id: 'counts', class: 'counts' },
+    rows.map(([key, label, n]) => el('div', { 'data-count': key }, el('dt', { text: label }), el('dd', { text: String(n) }))),
+  );
+}
+
+function statusPanel(pkg, actions) {
+  const status = String(pkg.evidence_status);
+  return el(
+    'section',
+    { id: 'status', class: `status status-${status}`, 'data-status': status, 'aria-labelledby': 'status-heading' },
+    el('h3', { id: 'status-heading' }, 'Evidence status: ', el('span', { class: 'status-word', text: status })),
+    el('p', { class: 'status-meaning', text: STATUS_MEANING[status] ?? 'Unknown status.' }),
+    el('p', { class: 'status-scope' }, el('strong', { text: 'Declared scope: ' }), text(pkg.scope ?? '')),
+    el('p', { class: 'no-answer', text: 'ai_answer is null: this package is evidence to read, not an answer.' }),
+    counts(pkg),
+    actions,
+  );
+}
+
+function identity(pkg, handlers) {
+  const copyNote = el('span', { id: 'copy-note', class: 'note', role: 'status', 'aria-live': 'polite' });
+  const copy = el('button', { type: 'button', id: 'copy-id', class: 'small', text: 'Copy context id' });
+  copy.addEventListener('click', () => handlers.copy(pkg.context_id, copyNote));
+  return el(
+    'div',
+    { class: 'identity' },
+    el('p', {}, el('strong', { text: 'Question: ' }), el('q', { id: 'asked-question', text: pkg.question ?? '' })),
+    el('p', { class: 'context-id-row' }, el('strong', { text: 'context_id: ' }), el('code', { id: 'context-id', text: pkg.context_id ?? '' }), ' ', copy, ' ', copyNote),
+  );
+}
+
+function concepts(pkg) {
+  const list = arr(pkg.resolved_concepts);
+  return section(
+    'concepts',
+    'What the question resolved to',
+    list.length
+      ? el(
+          'ul',
+          { class: 'concepts' },
+          list.map((c) =>
+            el(
+              'li',
+              { 'data-id': c.id },
+              el('strong', { text: c.label }),
+              ' — matched ',
+              arr(c.matched).map((m, i) => [i ? ', ' : '', el('mark', { text: m })]),
+              el('div', {}, code(c.id)),
+            ),
+          ),
+        )
+      : none('No declared concept was resolved from the question.'),
+    el('h4', { text: 'Ambiguous phrases' }),
+    arr(pkg.ambiguities).length
+      ? el(
+          'ul',
+          { id: 'ambiguities', class: 'issues' },
+          arr(pkg.ambiguities).map((a) =>
+            el(
+              'li',
+              { 'data-phrase': a.phrase },
+              el('mark', { text: a.phrase }),
+              ' names several concepts; none was chosen:',
+              idList(arr(a.candidates), new Map()),
+            ),
+          ),
+        )
+      : none(),
+    el('h4', { text: 'Unresolved terms' }),
+    arr(pkg.unresolved_terms).length
+      ? el('p', {}, 'Words outside the bundle’s declared vocabulary: ', el('span', { id: 'unresolved' }, arr(pkg.unresolved_terms).map((t, i) => [i ? ', ' : '', el('mark', { class: 'term', text: t })])))
+      : none(),
+  );
+}
+
+function requirements(pkg, labels) {
+  const list = arr(pkg.requirements);
+  if (!list.length) {
+    return section('requirements', 'Evidence requirements', none('No declared evidence requirement applies, so completeness cannot be shown.'));
+  }
+  const rows = list.map((r) => {
+    const met = r.status === 'supported-within-declared-scope';
+    return el(
+      'tr',
+      { 'data-requirement': r.id, 'data-status': met ? 'met' : 'unmet' },
+      el('th', { scope: 'row' }, el('span', { text: r.label }), el('div', { class: 'small-id' }, code(r.id)), r.scope ? el('div', { class: 'note', text: r.scope }) : null,
+        arr(r.limitations).length ? el('ul', { class: 'note' }, arr(r.limitations).map((l) => el('li', { text: l }))) : null),
+      el('td', {}, el('span', { class: `badge ${met ? 'met' : 'unmet'}`, text: met ? 'met' : 'unmet' }), el('div', { class: 'note', text: r.status })),
+      el('td', {}, String(arr(r.required).length)),
+      el('td', {}, idList(arr(r.missing), labels)),
+    );
+  });
+  return section(
+    'requirements',
+    'Evidence requirements',
+    el(
+      'div',
+      { class: 'table-wrap' },
+      el(
+        'table',
+        { id: 'requirements-table' },
+        el('caption', { text: 'Each requirement the bundle author declared for the resolved concepts' }),
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'Requirement' }), el('th', { scope: 'col', text: 'Status' }), el('th', { scope: 'col', text: 'Required items' }), el('th', { scope: 'col', text: 'Missing ids' }))),
+        el('tbody', {}, rows),
+      ),
+    ),
+  );
+}
+
+function missing(pkg, labels) {
+  return section(
+    'missing',
+    'What is missing',
+    el('h4', { text: 'Missing evidence' }),
+    issueList('missing-list', arr(pkg.missing_evidence), labels, 'Nothing is reported missing.'),
+    el('h4', { text: 'Conflicts' }),
+    issueList('conflicts-list', arr(pkg.conflicts), labels, 'No declared conflict.'),
+    el('h4', { text: 'Left out by the budget' }),
+    issueList('omissions-list', arr(pkg.budget?.omissions), labels, 'Nothing was left out by the budget.'),
+    arr(pkg.routing_guards).length
+      ? el(
+          'details',
+          { class: 'guards' },
+          el('summary', { text: `Routing guards inspected (${arr(pkg.routing_guards).length})` }),
+          el('ul', {}, arr(pkg.routing_guards).map((g) => el('li', {}, code(g.assertion_id), ` ${g.status}`, arr(g.missing_concepts).length ? idList(arr(g.missing_concepts), labels) : null))),
+        )
+      : null,
+  );
+}
+
+function scope(pkg) {
+  return section(
+    'scope',
+    'Scope and limitations',
+    el('p', { text: pkg.scope ?? '' }),
+    arr(pkg.limitations).length ? el('ul', { class: 'limitations' }, arr(pkg.limitations).map((l) => el('li', { text: l }))) : none('No limitation is declared.'),
+  );
+}
+
+function budget(pkg) {
+  const b = pkg.budget ?? {};
+  const row = (name, used, max) =>
+    el('tr', {}, el('th', { scope: 'row', text: name }), el('td', { text: String(used) }), el('td', { text: String(max) }),
+      el('td', {}, el('meter', { min: '0', max: String(max || 1), value: String(Math.min(used, max || 1)), 'aria-label': `${name} used` })));
+  return section(
+    'budget',
+    'Budget used',
+    el(
+      'div',
+      { class: 'table-wrap' },
+      el(
+        'table',
+        { id: 'budget-table' },
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'Resource' }), el('th', { scope: 'col', text: 'Used' }), el('th', { scope: 'col', text: 'Allowed' }), el('th', { scope: 'col', text: '' }))),
+        el('tbody', {}, row('Records', b.used_nodes, b.max_nodes), row('Relationships', b.used_relationships, b.max_relationships), row('Depth', b.reached_depth, b.max_depth), row('Bytes', b.used_bytes, b.max_bytes)),
+      ),
+    ),
+    el('p', { text: b.truncated ? 'The budget cut the package: see “Left out by the budget”.' : 'Nothing was cut by the budget.' }),
+  );
+}
+
+function graph(pkg, labels, openRecord) {
+  const model = graphModel(pkg);
+  const selectedIds = new Set(arr(pkg.selected).map((s) => s.record.id));
+  const name = (id) => el('span', {}, labels.has(id) ? el('span', { text: labels.get(id) }) : el('span', { class: 'none', text: selectedIds.has(id) ? '' : '(not selected) ' }), el('div', { class: 'small-id' }, code(id)));
+  const table = el(
+    'table',
+    { id: 'graph-table' },
+    el('caption', { text: 'Every relationship held in the package (the graph as a table)' }),
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'From' }), el('th', { scope: 'col', text: 'Relation' }), el('th', { scope: 'col', text: 'To' }), el('th', { scope: 'col', text: 'Status' }))),
+    el('tbody', {}, arr(pkg.relationships).map((r) => el('tr', { 'data-id': r.id }, el('td', {}, name(r.source)), el('td', {}, el('span', { text: predicateName(r.predicate) }), r.label ? el('div', { class: 'note', text: r.label }) : null), el('td', {}, name(r.target)), el('td', { text: r.assertion_status })))),
+  );
+  return section(
+    'graph',
+    'Graph of the selected evidence',
+    el('p', { id: 'graph-note', class: 'note', text: graphNote(model) }),
+    graphLegend(),
+    model.nodes.length ? el('div', { class: 'graph-wrap' }, renderGraph(model, openRecord)) : none('No record was selected, so there is nothing to draw.'),
+    el('p', { class: 'note', text: 'Arrows point from the record that holds a relationship to the record it leads to. Select a box (or Tab to it and press Enter) to open its record.' }),
+    el('details', { class: 'graph-table-box', open: arr(pkg.relationships).length <= 20 }, el('summary', { text: `Relationships as a table (${arr(pkg.relationships).length})` }), el('div', { class: 'table-wrap' }, table)),
+  );
+}
+
+function provenanceList(list) {
+  if (!list.length) return none('No provenance is given.');
+  return el(
+    'ul',
+    { class: 'provenance' },
+    list.map((p) =>
+      el(
+        'li',
+        {},
+        dl([
+          ['Source', httpsLink(p.url)],
+          ['Locator', text(p.locator ?? '')],
+          ['Source SHA-256', code(p.source_sha256 ?? '')],
+          p.literal_sha256 ? ['Text SHA-256', code(p.literal_sha256)] : null,
+          ['Captured', text(p.captured_at ?? '')],
+          p.source_date ? ['Source date', text(`${p.source_date}${p.source_date_kind ? ` (${p.source_date_kind})` : ''}`)] : null,
+        ]),
+      ),
+    ),
+  );
+}
+
+function evidenceUnit(unit) {
+  if (!unit) return null;
+  return el(
+    'details',
+    { class: 'unit' },
+    el('summary', { text: `Evidence unit: ${unit.kind}, ${unit.completeness} (${arr(unit.spans).length} span${arr(unit.spans).length === 1 ? '' : 's'})` }),
+    el(
+      'ul',
+      { class: 'provenance' },
+      arr(unit.spans).map((s) =>
+        el('li', {}, dl([
+          ['Source', httpsLink(s.source_url)],
+          ['Extraction', httpsLink(s.extraction_url)],
+          ['Locator', text(s.locator ?? '')],
+          ['Source SHA-256', code(s.source_sha256 ?? '')],
+          ['Text SHA-256', code(s.literal_sha256 ?? '')],
+          ['Bytes', text(`${s.source_start}–${s.source_end} of ${s.source_text_bytes}`)],
+        ])),
+      ),
+    ),
+  );
+}
+
+function recordItem(item, index) {
+  const r = item.record ?? {};
+  const textBox = el('pre', { class: 'record-text-body' });
+  const textDetails = el(
+    'details',
+    { class: 'record-text' },
+    el('summary', { text: `Record text (${Array.from(String(r.text ?? '')).length} characters, shown as plain text)` }),
+    textBox,
+  );
+  // The text is filled in only when asked for, and only ever as text.
+  textDetails.addEventListener('toggle', () => {
+    if (textDetails.open && !textBox.textContent) textBox.textContent = String(r.text ?? '');
+  });
+  const depth = Math.min(...arr(item.paths).map((p) => arr(p.assertions).length), Number.POSITIVE_INFINITY);
+  return el(
+    'details',
+    { class: `record record-${r.kind}`, id: `record-${index}`, 'data-id': r.id },
+    el('summary', {}, el('span', { class: 'record-label', text: r.label ?? '' }), ' ', el('span', { class: `badge kind-${r.kind}`, text: r.kind ?? '' }), ' ',
+      el('span', { class: 'badge', text: r.assertion_status ?? '' }), ' ', el('span', { class: 'badge review', text: r.review_status ?? 'review status not stated' })),
+    el(
+      'div',
+      { class: 'record-body' },
+      dl([
+        ['Id', code(r.id)],
+        ['Kind', text(r.kind)],
+        ['Assertion status', text(r.assertion_status)],
+        ['Review status', text(r.review_status ?? 'not stated')],
+        ['Authority', el('span', {}, text(r.authority?.label ?? ''), el('span', { class: 'note', text: ` (${r.authority?.class ?? ''}) ` }), httpsLink(r.authority?.source ?? ''))],
+        ['Scope', text(r.scope ?? '')],
+        ['Rights', text(r.rights ?? '')],
+        ['Reached', text(Number.isFinite(depth) ? (depth === 0 ? 'directly from the question (seed)' : `after ${depth} hop${depth === 1 ? '' : 's'}`) : '')],
+        arr(r.conflicts_with).length ? ['Declared conflicts', idList(arr(r.conflicts_with), new Map())] : null,
+      ]),
+      el('h5', { text: 'Why it was selected' }),
+      el('ul', { class: 'reasons' }, arr(item.reasons).map((x) => el('li', { text: x }))),
+      el('h5', { text: 'Provenance' }),
+      provenanceList(arr(r.provenance)),
+      evidenceUnit(r.evidence_unit),
+      textDetails,
+    ),
+  );
+}
+
+function records(pkg) {
+  const list = arr(pkg.selected);
+  return section(
+    'records',
+    `Selected records (${list.length})`,
+    list.length ? el('div', { class: 'record-list' }, list.map((item, i) => recordItem(item, i))) : none('No record was selected.'),
+  );
+}
+
+function packageFacts(pkg) {
+  return section(
+    'package',
+    'Package identity',
+    dl([
+      ['Schema', code(pkg.schema)],
+      ['Engine', code(pkg.engine)],
+      ['Bundle', el('span', {}, code(pkg.bundle?.id ?? ''), text(` snapshot ${pkg.bundle?.snapshot ?? ''}`))],
+      ['Index', httpsLink(pkg.binding?.index_url ?? '')],
+      ['Index SHA-256', code(pkg.binding?.index_sha256 ?? '')],
+    ]),
+  );
+}
+
+/** Opens the record with this id, scrolls to it and focuses it. */
+export function openRecord(container, id) {
+  const target = [...container.querySelectorAll('details.record')].find((d) => d.dataset.id === id);
+  if (!target) return false;
+  target.open = true;
+  target.scrollIntoView({ block: 'start' });
+  target.querySelector('summary')?.focus();
+  return true;
+}
+
+/**
+ * Renders a package into `container`. `handlers.copy(text, noteElement)` copies the
+ * context id; `actions` is the node with the download and permalink links.
+ */
+export function renderPackage(container, pkg, actions, handlers) {
+  const labels = new Map(arr(pkg.selected).map((s) => [s.record.id, s.record.label]));
+  const keep = container.querySelector('h2');
+  clear(container);
+  if (keep) container.append(keep);
+  container.append(
+    identity(pkg, handlers),
+    statusPanel(pkg, actions),
+    concepts(pkg),
+    requirements(pkg, labels),
+    missing(pkg, labels),
+    graph(pkg, labels, (id) => openRecord(container, id)),
+    records(pkg),
+    scope(pkg),
+    budget(pkg),
+    packageFacts(pkg),
+  );
+}

@@ -1,0 +1,93 @@
+// Application-side validation of every request the page (or a page tool) makes, run before
+// any network request. The rules are the server's (schemas/ask-request.schema.json), so a
+// rejected argument never reaches the server.
+
+export const BUNDLE_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+export const CONTEXT_ID = /^urn:sha256:[0-9a-f]{64}$/;
+export const MAX_QUESTION = 4000;
+export const BUDGET_LIMITS = Object.freeze({
+  max_nodes: [1, 200],
+  max_relationships: [1, 1000],
+  max_depth: [0, 8],
+  max_bytes: [8192, 524288],
+});
+
+/** A rejected argument: `field` names it (e.g. `budget.max_bytes`). */
+export class ArgumentError extends Error {
+  constructor(field, message) {
+    super(`${field}: ${message}`);
+    this.name = 'ArgumentError';
+    this.field = field;
+    this.detail = message;
+  }
+}
+
+function isPlainObject(value) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function closedObject(value, field, allowed) {
+  if (!isPlainObject(value)) throw new ArgumentError(field, 'must be an object');
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) {
+      throw new ArgumentError(field === 'arguments' ? key : `${field}.${key}`, `unknown key; allowed keys are ${allowed.join(', ')}`);
+    }
+  }
+}
+
+export function checkBundle(bundle) {
+  if (typeof bundle !== 'string' || bundle === '') throw new ArgumentError('bundle', 'choose a bundle');
+  if (!BUNDLE_ID.test(bundle)) {
+    throw new ArgumentError('bundle', 'must be a logical bundle id matching ^[a-z0-9][a-z0-9._-]{0,63}$, never a URL or path');
+  }
+  return bundle;
+}
+
+export function checkQuestion(question) {
+  if (typeof question !== 'string') throw new ArgumentError('question', 'must be a string');
+  if (question.length === 0 || question.trim() === '') throw new ArgumentError('question', 'type a question (it cannot be empty or only spaces)');
+  if (question.length > MAX_QUESTION) {
+    throw new ArgumentError('question', `is ${question.length} characters; the limit is ${MAX_QUESTION}`);
+  }
+  return question;
+}
+
+export function checkBudget(budget) {
+  closedObject(budget, 'budget', Object.keys(BUDGET_LIMITS));
+  const out = {};
+  for (const [key, [min, max]] of Object.entries(BUDGET_LIMITS)) {
+    if (!(key in budget)) continue;
+    const value = budget[key];
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      throw new ArgumentError(`budget.${key}`, `must be a whole number from ${min} to ${max}`);
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+/** Checks `okf_build_context` arguments; returns the request body for POST /api/ask. */
+export function checkBuildArgs(input) {
+  closedObject(input, 'arguments', ['bundle', 'question', 'budget']);
+  const body = { bundle: checkBundle(input.bundle), question: checkQuestion(input.question) };
+  if (input.budget !== undefined) {
+    const budget = checkBudget(input.budget);
+    if (Object.keys(budget).length > 0) body.budget = budget;
+  }
+  return body;
+}
+
+/** Checks `okf_explain_context` arguments. */
+export function checkExplainArgs(input) {
+  closedObject(input, 'arguments', ['context_id', 'record_id']);
+  const { context_id: contextId, record_id: recordId } = input;
+  if (typeof contextId !== 'string' || !CONTEXT_ID.test(contextId)) {
+    throw new ArgumentError('context_id', 'must match ^urn:sha256:[0-9a-f]{64}$');
+  }
+  if (recordId !== undefined && (typeof recordId !== 'string' || recordId.length < 1 || recordId.length > 2000)) {
+    throw new ArgumentError('record_id', 'must be a string of 1-2000 characters');
+  }
+  return { contextId, recordId };
+}
