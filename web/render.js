@@ -116,7 +116,7 @@ function identity(pkg, handlers) {
   );
 }
 
-function concepts(pkg) {
+function concepts(pkg, labels) {
   const list = arr(pkg.resolved_concepts);
   return section(
     'concepts',
@@ -148,7 +148,7 @@ function concepts(pkg) {
               { 'data-phrase': a.phrase },
               el('mark', { text: a.phrase }),
               ' names several concepts; none was chosen:',
-              idList(arr(a.candidates), new Map()),
+              idList(arr(a.candidates), labels),
             ),
           ),
         )
@@ -340,7 +340,7 @@ function recordItem(item, index) {
         ['Kind', text(r.kind)],
         ['Assertion status', text(r.assertion_status)],
         ['Review status', text(r.review_status ?? 'not stated')],
-        ['Authority', el('span', {}, text(r.authority?.label ?? ''), el('span', { class: 'note', text: ` (${r.authority?.class ?? ''}) ` }), httpsLink(r.authority?.source ?? ''))],
+        ['Authority', el('span', {}, text(r.authority?.label ?? ''), el('span', { class: 'note', text: ` (${r.authority?.class ?? ''}) ` }), code(r.authority?.source ?? ''))],
         ['Scope', text(r.scope ?? '')],
         ['Rights', text(r.rights ?? '')],
         ['Reached', text(Number.isFinite(depth) ? (depth === 0 ? 'directly from the question (seed)' : `after ${depth} hop${depth === 1 ? '' : 's'}`) : '')],
@@ -373,7 +373,7 @@ function packageFacts(pkg) {
       ['Schema', code(pkg.schema)],
       ['Engine', code(pkg.engine)],
       ['Bundle', el('span', {}, code(pkg.bundle?.id ?? ''), text(` snapshot ${pkg.bundle?.snapshot ?? ''}`))],
-      ['Index', httpsLink(pkg.binding?.index_url ?? '')],
+      ['Index', code(pkg.binding?.index_url ?? '')],
       ['Index SHA-256', code(pkg.binding?.index_sha256 ?? '')],
     ]),
   );
@@ -401,7 +401,7 @@ export function renderPackage(container, pkg, actions, handlers) {
   container.append(
     identity(pkg, handlers),
     statusPanel(pkg, actions),
-    concepts(pkg),
+    concepts(pkg, labels),
     requirements(pkg, labels),
     missing(pkg, labels),
     graph(pkg, labels, (id) => openRecord(container, id)),

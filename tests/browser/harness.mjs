@@ -164,7 +164,7 @@ export async function openPage(page, base, hash = '') {
 export async function askThroughForm(page, bundle, question) {
   await page.selectOption('#bundle', bundle);
   await page.fill('#question', question);
-  const previous = await page.locator('#context-id').textContent().catch(() => null);
+  const previous = await page.evaluate(() => document.getElementById('context-id')?.textContent ?? null);
   await page.click('#submit');
   await waitForPackage(page, previous);
 }
@@ -186,6 +186,20 @@ export async function screenshot(target, name, options = {}) {
   const file = path.join(screenshotDir, `${name}.png`);
   await target.screenshot({ path: file, animations: 'disabled', ...options });
   return file;
+}
+
+/** Writes a full-width screenshot of the page from the top of `from` to the bottom of `to`. */
+export async function screenshotRegion(page, name, from, to) {
+  const box = await page.evaluate(
+    ([a, b]) => {
+      const top = document.querySelector(a).getBoundingClientRect().top + window.scrollY;
+      const bottom = document.querySelector(b).getBoundingClientRect().bottom + window.scrollY;
+      return { top, bottom, width: document.documentElement.clientWidth };
+    },
+    [from, to],
+  );
+  const y = Math.max(0, Math.floor(box.top) - 12);
+  return screenshot(page, name, { fullPage: true, clip: { x: 0, y, width: box.width, height: Math.ceil(box.bottom) + 12 - y } });
 }
 
 /** What the page's counts panel shows, by key. */

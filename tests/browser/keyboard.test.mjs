@@ -1,0 +1,90 @@
+// 4. Keyboard only: Tab to the question, type, Enter; Tab to the button, Space; open a
+//    record from the graph with Enter. No mouse event is used.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { launch, openPage, startServer, waitForPackage } from './harness.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function tabTo(page, id, limit = 40) {
+  for (let i = 0; i < limit; i += 1) {
+    if ((await page.evaluate(() => document.activeElement?.id)) === id) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`could not reach #${id} with Tab`);
+}
+
+const contextId = (page) => page.evaluate(() => document.getElementById('context-id')?.textContent ?? null);
+
+test('the form can be used with the keyboard alone', async () => {
+  const { page } = browser;
+  await openPage(page, server.base);
+
+  // Tab from the top of the page to the question, type, press Enter.
+  await tabTo(page, 'question');
+  await page.keyboard.type('How do I borrow');
+  await page.keyboard.press('Shift+Enter'); // a new line, not a submission
+  assert.equal(await contextId(page), null);
+  await page.keyboard.type('books?');
+  assert.equal(await page.inputValue('#question'), 'How do I borrow\nbooks?');
+  await page.keyboard.press('Enter');
+  await waitForPackage(page);
+  const first = await server.ask({ bundle: 'example', question: 'How do I borrow\nbooks?' });
+  assert.equal(await contextId(page), first.json.context_id);
+  assert.equal(await page.getAttribute('#status', 'data-status'), 'sufficient');
+
+  // Replace the question, Tab to the button and press Space.
+  await page.focus('#question');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('Explain room booking');
+  await tabTo(page, 'submit');
+  const before = await contextId(page);
+  await page.keyboard.press('Space');
+  await waitForPackage(page, before);
+  const second = await server.ask({ bundle: 'example', question: 'Explain room booking' });
+  assert.equal(await contextId(page), second.json.context_id);
+  assert.equal(await page.getAttribute('#status', 'data-status'), 'insufficient');
+
+  // The budget fields open and take values from the keyboard.
+  await page.focus('#question');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('How do I borrow books?');
+  await page.keyboard.press('Tab'); // the Budget summary
+  await page.keyboard.press('Enter'); // opens it
+  await tabTo(page, 'max_nodes');
+  await page.keyboard.type('3');
+  await tabTo(page, 'submit');
+  const previous = await contextId(page);
+  await page.keyboard.press('Enter');
+  await waitForPackage(page, previous);
+  const third = await server.ask({ bundle: 'example', question: 'How do I borrow books?', budget: { max_nodes: 3 } });
+  assert.equal(await contextId(page), third.json.context_id);
+  assert.equal(await page.getAttribute('#status', 'data-status'), third.json.evidence_status);
+
+  // A graph node is reachable with Tab and opens its record with Enter; focus follows.
+  const nodeId = await page.$eval('#graph-svg g.node', (g) => g.dataset.id);
+  await page.focus('#graph-svg g.node');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement?.closest('details.record')?.dataset.id), nodeId);
+  assert.equal(await page.getAttribute(`details.record[data-id="${nodeId}"]`, 'open'), '');
+
+  // The copy button works from the keyboard (or says how to copy when the clipboard is unavailable).
+  await tabTo(page, 'copy-id', 400).catch(async () => page.focus('#copy-id'));
+  await page.focus('#copy-id');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('copy-note')?.textContent !== '');
+  assert.match(await page.textContent('#copy-note'), /Copied\.|select the id/);
+  assert.deepEqual(browser.problems, []);
+});
