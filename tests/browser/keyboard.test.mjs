@@ -81,7 +81,6 @@ test('the form can be used with the keyboard alone', async () => {
   assert.equal(await page.getAttribute(`details.record[data-id="${nodeId}"]`, 'open'), '');
 
   // The copy button works from the keyboard (or says how to copy when the clipboard is unavailable).
-  await tabTo(page, 'copy-id', 400).catch(async () => page.focus('#copy-id'));
   await page.focus('#copy-id');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.getElementById('copy-note')?.textContent !== '');

@@ -50,17 +50,30 @@ impl Governance {
     }
 }
 
-/// One alias group: every concept that declares the same token sequence with the same case rule.
+/// One alias group: every public concept that declares the same token sequence with the same
+/// case rule. A group with more than one concept makes its phrase ambiguous.
 #[derive(Debug, Clone)]
-pub(crate) struct AliasGroup {
+pub struct AliasGroup {
+    pub(crate) key: String,
+    pub(crate) tokens: Vec<String>,
+    pub(crate) case_sensitive: bool,
+    pub(crate) records: Vec<u32>,
+    pub(crate) label: String,
+}
+
+impl AliasGroup {
     /// `"<case_sensitive>:<tokens joined by spaces>"`.
-    pub key: String,
-    pub tokens: Vec<String>,
-    pub case_sensitive: bool,
-    /// Record indices of the concepts, first-seen order, no duplicates.
-    pub records: Vec<u32>,
+    pub fn key(&self) -> &str {
+        &self.key
+    }
     /// The alias or label text that created the group, as written.
-    pub label: String,
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+    /// Record indices of the concepts in the group, first-seen order.
+    pub fn records(&self) -> &[u32] {
+        &self.records
+    }
 }
 
 /// A validated producer index ready for assembly.
@@ -367,6 +380,16 @@ impl ContextIndex {
     /// An assertion by id.
     pub fn assertion(&self, id: &str) -> Option<&Assertion> {
         self.assertion_index(id).map(|i| &self.doc.assertions[i])
+    }
+
+    /// The alias table, in creation order (records in index order, label before aliases).
+    pub fn alias_groups(&self) -> &[AliasGroup] {
+        &self.alias_groups
+    }
+
+    /// Canonical JSON of an assertion, as packages copy it.
+    pub fn assertion_canonical_json(&self, index: usize) -> &str {
+        &self.assertion_json[index]
     }
 
     /// Canonical JSON of a record, as packages copy it.

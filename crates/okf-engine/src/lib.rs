@@ -38,7 +38,7 @@ pub use assemble::{
 };
 pub use budget::{BUDGET_RANGES, Budget};
 pub use error::{BudgetRule, Error, IndexRule, PackageRule, QuestionRule, UnitRule};
-pub use index::{ContextIndex, Governance};
+pub use index::{AliasGroup, ContextIndex, Governance};
 pub use model::Binding;
 pub use package::{Assembled, ENGINE_ID, PACKAGE_SCHEMA};
 pub use resolve::{Ambiguity, RESOLUTION_WORK_LIMIT, Resolution, ResolvedConcept, resolve};

@@ -176,18 +176,21 @@ fn valid_ipv4_if_numeric(host: &str) -> bool {
     })
 }
 
+/// The decimal number written by `bytes[range]` if every byte there is an ASCII digit
+/// (and the range is in bounds); shared by the date and timestamp checks.
+pub fn ascii_number(bytes: &[u8], range: std::ops::Range<usize>) -> Option<u32> {
+    let part = bytes.get(range)?;
+    if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(part).ok()?.parse().ok()
+}
+
 /// The timestamp check of spec §2.3: `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` on a real
 /// calendar date.
 pub fn is_timestamp(s: &str) -> bool {
     let b = s.as_bytes();
-    let digits = |r: std::ops::Range<usize>| -> Option<u32> {
-        let part = b.get(r)?;
-        if part.iter().all(u8::is_ascii_digit) {
-            std::str::from_utf8(part).ok()?.parse().ok()
-        } else {
-            None
-        }
-    };
+    let digits = |r: std::ops::Range<usize>| ascii_number(b, r);
     if b.len() < 20
         || b[4] != b'-'
         || b[7] != b'-'

@@ -289,10 +289,6 @@ fn canon_eq(a: Option<&Value>, b: Option<&Value>) -> bool {
     }
 }
 
-fn typed_canonical<T: Serialize>(t: &T) -> Option<String> {
-    serde_json::to_value(t).ok().as_ref().and_then(canonical)
-}
-
 fn strings(values: &[Value]) -> impl Iterator<Item = &str> {
     values.iter().filter_map(Value::as_str)
 }
@@ -452,14 +448,7 @@ pub(crate) fn package_bytes(p: &Value) -> Option<u64> {
 /// not accepted; see DEVIATIONS.md.
 pub fn is_parseable_date(s: &str) -> bool {
     let b = s.as_bytes();
-    let num = |r: std::ops::Range<usize>| -> Option<u32> {
-        let part = b.get(r)?;
-        if part.iter().all(u8::is_ascii_digit) {
-            std::str::from_utf8(part).ok()?.parse().ok()
-        } else {
-            None
-        }
-    };
+    let num = |r: std::ops::Range<usize>| okf_engine::validate::ascii_number(b, r);
     let mut i = 0;
     let (year_len, signed) = match b.first() {
         Some(b'+' | b'-') => (6, true),
@@ -623,10 +612,10 @@ pub fn assess(
         json!(t.relations.len()),
     ));
     for (id, rel) in t.relations.iter() {
-        let indexed = index.assertion(id);
-        let ok = indexed.is_some_and(
-            |a| matches!((typed_canonical(a), canonical(rel)), (Some(x), Some(y)) if x == y),
-        );
+        let indexed = index.assertion_index(id);
+        let ok = indexed.is_some_and(|i| {
+            canonical(rel).is_some_and(|c| c == index.assertion_canonical_json(i))
+        });
         let note = if indexed.is_some() {
             NOTE_COMPARED
         } else {

@@ -5,11 +5,10 @@
 //! (`ContextIndex::record_governance`, `assertion_governance`, `record_digest_mismatch`,
 //! `record_unit_integrity_failed`), so lint and assembly can never disagree about them.
 
-use okf_engine::model::{Access, RecordKind, SUPPORTED_PREDICATES};
-use okf_engine::text::{exact_tokens, folded_tokens};
+use okf_engine::model::{Access, SUPPORTED_PREDICATES};
 use okf_engine::{ContextIndex, Governance};
 use serde::Serialize;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -339,47 +338,19 @@ fn governance(out: &mut Out, codes: &[Governance], path: String, id: &str) {
     }
 }
 
-/// Groups label and alias texts of public concepts by the engine's own token key
-/// (`case_sensitive` plus the token sequence, as the alias table builds it).
+/// Alias groups of the engine's own alias table that name several public concepts.
 fn shared_aliases(index: &ContextIndex, out: &mut Out) {
     let doc = index.document();
-    let mut groups: Vec<(String, String, Vec<usize>)> = Vec::new();
-    let mut by_key: HashMap<String, usize> = HashMap::new();
-    for (ri, r) in doc.records.iter().enumerate() {
-        if r.kind != RecordKind::Concept || r.access != Access::Public {
-            continue;
-        }
-        let texts = std::iter::once((r.label.as_str(), false)).chain(
-            r.aliases
-                .iter()
-                .flatten()
-                .map(|a| (a.text(), a.case_sensitive())),
-        );
-        for (text, case_sensitive) in texts {
-            let tokens = if case_sensitive {
-                exact_tokens(text)
-            } else {
-                folded_tokens(text)
-            };
-            if tokens.is_empty() {
-                continue;
-            }
-            let key = format!("{case_sensitive}:{}", tokens.join(" "));
-            match by_key.get(&key) {
-                Some(&g) => {
-                    if !groups[g].2.contains(&ri) {
-                        groups[g].2.push(ri);
-                    }
-                }
-                None => {
-                    by_key.insert(key.clone(), groups.len());
-                    groups.push((key, text.to_owned(), vec![ri]));
-                }
-            }
-        }
-    }
-    for (_, text, records) in groups.into_iter().filter(|g| g.2.len() > 1) {
-        let ids: Vec<String> = records.iter().map(|&i| doc.records[i].id.clone()).collect();
+    for group in index
+        .alias_groups()
+        .iter()
+        .filter(|g| g.records().len() > 1)
+    {
+        let (text, records) = (group.label(), group.records());
+        let ids: Vec<String> = records
+            .iter()
+            .map(|&i| doc.records[i as usize].id.clone())
+            .collect();
         out.push(
             Severity::Warning,
             kinds::SHARED_ALIAS,

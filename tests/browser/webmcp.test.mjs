@@ -1,0 +1,157 @@
+// 5. WebMCP page tools with the @mcp-b/webmcp-polyfill injected by the test (the page never
+//    loads it). Both tools are registered read-only with closed input schemas; a build returns
+//    the POST /api/ask package and shows it on the page; invalid arguments are refused before
+//    any request.
+//
+// Byte identity: the tool returns the parsed package object, so the polyfill's testing shim
+// hands back JSON.stringify of it. The test compares that string with the POST /api/ask
+// bytes directly (the server's canonical JSON is what JSON.stringify writes for a parsed
+// package: sorted keys stay in order, integers only, same string escapes), and also compares
+// the exact bytes the page kept (its download) with the API bytes.
+
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { dwpRegistry, imprisonmentQuestion, launch, openPage, screenshot, startServer, tempDir } from './harness.mjs';
+
+let dir;
+let server;
+let browser;
+
+before(async () => {
+  dir = tempDir('webmcp');
+  server = await startServer(['--registry', dwpRegistry(dir)]);
+  browser = await launch({ polyfill: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function execute(page, name, args) {
+  return page.evaluate(
+    async ([n, a]) => {
+      try {
+        return { ok: true, result: await navigator.modelContextTesting.executeTool(n, typeof a === 'string' ? a : JSON.stringify(a)) };
+      } catch (e) {
+        return { ok: false, name: e?.name, message: String(e?.message ?? e) };
+      }
+    },
+    [name, args],
+  );
+}
+
+async function mcpCall(name, args) {
+  const response = await fetch(`${server.base}/mcp`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  return (await response.json()).result;
+}
+
+test('both page tools are registered read-only with closed input schemas', async () => {
+  const { page } = browser;
+  await openPage(page, server.base);
+  await page.waitForSelector('#webmcp-status[data-available="true"]');
+  const tools = await page.evaluate(async () =>
+    (await document.modelContext.getTools()).map((t) => ({ name: t.name, annotations: t.annotations, inputSchema: t.inputSchema })),
+  );
+  assert.deepEqual(tools.map((t) => t.name), ['okf_build_context', 'okf_explain_context']);
+  for (const t of tools) {
+    assert.deepEqual(t.annotations, { readOnlyHint: true, untrustedContentHint: true }, t.name);
+    assert.equal(t.inputSchema.type, 'object');
+    assert.equal(t.inputSchema.additionalProperties, false, t.name);
+  }
+  const build = tools[0].inputSchema;
+  assert.deepEqual(build.required, ['bundle', 'question']);
+  assert.equal(build.properties.budget.additionalProperties, false);
+  assert.deepEqual(build.properties.budget.properties.max_bytes, { type: 'integer', minimum: 8192, maximum: 524288 });
+  assert.deepEqual(tools[1].inputSchema.required, ['context_id']);
+  const listed = await page.evaluate(() => navigator.modelContextTesting.listTools().map((t) => t.name).sort());
+  assert.deepEqual(listed, ['okf_build_context', 'okf_explain_context']);
+});
+
+test('okf_build_context returns the /api/ask package and shows it on the page', async () => {
+  const { page } = browser;
+  const question = imprisonmentQuestion();
+  const input = { bundle: 'okf-dwp', question, budget: { max_nodes: 60 } };
+  const api = await server.ask(input);
+  assert.equal(api.status, 200);
+
+  const call = await execute(page, 'okf_build_context', input);
+  assert.ok(call.ok, JSON.stringify(call));
+  assert.equal(call.result, api.text, 'the tool result is byte-identical to POST /api/ask');
+
+  // The page shows it, with the form filled in from the tool's arguments.
+  await page.waitForFunction((id) => document.getElementById('context-id')?.textContent === id, api.json.context_id);
+  assert.equal(await page.getAttribute('#status', 'data-status'), api.json.evidence_status);
+  assert.equal(await page.inputValue('#bundle'), 'okf-dwp');
+  assert.equal(await page.inputValue('#question'), question);
+  assert.equal(await page.inputValue('#max_nodes'), '60');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  assert.ok(readFileSync(await download.path()).equals(Buffer.from(api.text, 'utf8')), 'the raw bytes the page kept equal the API bytes');
+  await page.evaluate(() => document.getElementById('results-heading').scrollIntoView({ block: 'start' }));
+  await screenshot(page, 'webmcp-build');
+
+  // okf_explain_context: the package itself, and one record's view as the server's MCP tool computes it.
+  const whole = await execute(page, 'okf_explain_context', { context_id: api.json.context_id });
+  assert.ok(whole.ok, JSON.stringify(whole));
+  assert.equal(whole.result, api.text);
+  const recordId = api.json.selected[3].record.id;
+  const one = await execute(page, 'okf_explain_context', { context_id: api.json.context_id, record_id: recordId });
+  assert.ok(one.ok, JSON.stringify(one));
+  const fromServer = await mcpCall('okf_explain_context', { context_id: api.json.context_id, record_id: recordId });
+  assert.deepEqual(JSON.parse(one.result), fromServer.structuredContent);
+  assert.equal(JSON.parse(one.result).item.record.id, recordId);
+  assert.deepEqual(browser.problems, []);
+});
+
+test('invalid arguments are refused without any request', async () => {
+  const { page } = browser;
+  const shown = await page.textContent('#context-id');
+  const requests = [];
+  const listener = (r) => requests.push(`${r.method()} ${r.url()}`);
+  page.on('request', listener);
+  const q = 'How do I borrow books?';
+  const cases = [
+    ['okf_build_context', { bundle: 'okf-dwp', question: q, extra: 1 }, /extra: unknown key/],
+    ['okf_build_context', { bundle: 'okf-dwp', question: '' }, /question/],
+    ['okf_build_context', { bundle: 'okf-dwp', question: '   \n ' }, /question/],
+    ['okf_build_context', { bundle: 'okf-dwp', question: 'x'.repeat(4001) }, /question/],
+    ['okf_build_context', { bundle: 'https://x', question: q }, /bundle/],
+    ['okf_build_context', { bundle: '../index.json', question: q }, /bundle/],
+    ['okf_build_context', { question: q }, /bundle/],
+    ['okf_build_context', { bundle: 'okf-dwp', question: q, budget: { max_bytes: 42 } }, /budget\.max_bytes/],
+    ['okf_build_context', { bundle: 'okf-dwp', question: q, budget: { max_nodes: 1.5 } }, /budget\.max_nodes/],
+    ['okf_build_context', { bundle: 'okf-dwp', question: q, budget: { max_depth: 9 } }, /budget\.max_depth/],
+    ['okf_build_context', { bundle: 'okf-dwp', question: q, budget: { max_relationships: '5' } }, /budget\.max_relationships/],
+    ['okf_build_context', { bundle: 'okf-dwp', question: q, budget: { url: 'https://x' } }, /budget\.url: unknown key/],
+    ['okf_build_context', [], /arguments: must be an object/],
+    ['okf_explain_context', { context_id: 'urn:sha256:abc' }, /context_id/],
+    ['okf_explain_context', { context_id: `urn:sha256:${'0'.repeat(64)}`, record_id: '' }, /record_id/],
+    ['okf_explain_context', { context_id: `urn:sha256:${'0'.repeat(64)}`, extra: true }, /extra: unknown key/],
+  ];
+  for (const [name, args, message] of cases) {
+    const call = await execute(page, name, args);
+    assert.equal(call.ok, false, `${name} ${JSON.stringify(args).slice(0, 80)} must be refused`);
+    assert.match(call.message, message, JSON.stringify(args).slice(0, 80));
+  }
+  page.off('request', listener);
+  assert.deepEqual(requests, [], 'no request was made for an invalid argument');
+  assert.equal(await page.textContent('#context-id'), shown, 'the page is unchanged');
+  assert.ok(await page.isHidden('#error'), 'tool argument errors do not disturb the page');
+  assert.deepEqual(browser.problems, []);
+});
+
+test('the tools are unregistered when the page goes away', async () => {
+  const { page } = browser;
+  // Navigating away fires pagehide, which aborts the registration signal.
+  const before = await page.evaluate(() => navigator.modelContextTesting.listTools().length);
+  assert.equal(before, 2);
+  await page.evaluate(() => window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false })));
+  const afterCount = await page.evaluate(() => navigator.modelContextTesting.listTools().length);
+  assert.equal(afterCount, 0);
+});
