@@ -59,7 +59,12 @@ function formInput() {
   const input = { bundle: bundleSelect.value, question: question.value };
   const budget = {};
   for (const key of BUDGET_KEYS) {
-    const raw = $(key).value.trim();
+    const field = $(key);
+    const raw = field.value.trim();
+    if (field.validity.badInput) {
+      budget[key] = Number.NaN; // typed text that is not a number: refuse, do not ignore
+      continue;
+    }
     if (raw === '') continue;
     budget[key] = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
   }

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { dwpRegistry, imprisonmentQuestion, launch, openPage, screenshot, startServer, tempDir } from './harness.mjs';
+import { dwpRegistry, imprisonmentQuestion, launch, openPage, startServer, tempDir } from './harness.mjs';
 
 let dir;
 let server;
@@ -93,8 +93,6 @@ test('okf_build_context returns the /api/ask package and shows it on the page', 
   assert.equal(await page.inputValue('#max_nodes'), '60');
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
   assert.ok(readFileSync(await download.path()).equals(Buffer.from(api.text, 'utf8')), 'the raw bytes the page kept equal the API bytes');
-  await page.evaluate(() => document.getElementById('results-heading').scrollIntoView({ block: 'start' }));
-  await screenshot(page, 'webmcp-build');
 
   // okf_explain_context: the package itself, and one record's view as the server's MCP tool computes it.
   const whole = await execute(page, 'okf_explain_context', { context_id: api.json.context_id });

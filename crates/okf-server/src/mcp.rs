@@ -15,7 +15,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
 /// Instructions every client receives at initialisation.
@@ -94,7 +94,12 @@ impl OkfMcp {
     }
 
     /// The three tools, in a fixed order.
-    pub fn tools() -> Vec<Tool> {
+    pub fn tools() -> &'static [Tool] {
+        static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(OkfMcp::build_tools);
+        &TOOLS
+    }
+
+    fn build_tools() -> Vec<Tool> {
         let context_id = json!({"type": "string", "pattern": "^urn:sha256:[0-9a-f]{64}$", "description": "context_id returned by ask_okf"});
         vec![
             Tool::new("ask_okf", ASK_DESCRIPTION, object(schemas::ask_request()))
@@ -201,11 +206,11 @@ impl ServerHandler for OkfMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(Self::tools()))
+        Ok(ListToolsResult::with_all_items(Self::tools().to_vec()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        Self::tools().into_iter().find(|t| t.name == name)
+        Self::tools().iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(
