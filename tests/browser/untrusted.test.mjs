@@ -59,6 +59,11 @@ test('record text and labels containing HTML are shown literally and never run',
   assert.equal(await record.locator('.record-label').textContent(), LABEL, 'the label is text');
   await record.locator('details.record-text > summary').click();
   const pre = record.locator('pre.record-text-body');
+  // The text is filled on the details element's toggle event, which fires as a separate task.
+  await page.waitForFunction(
+    (id) => document.querySelector(`details.record[data-id="${CSS.escape(id)}"] pre.record-text-body`)?.textContent !== '',
+    RULES,
+  );
   assert.equal(await pre.textContent(), PAYLOAD);
   assert.ok(await pre.isVisible());
   assert.ok((await pre.innerText()).includes('<script>window.__pwned=1</script>'), 'the literal markup is visible');
