@@ -1,33 +1,14 @@
 //! The `okf` command line, run as a real process.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod common;
+
+use common::{okf, shared, stdout, temp_dir};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn okf(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_okf"))
-        .args(args)
-        .output()
-        .expect("okf runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn shared(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared")
-        .join(rel)
-        .to_string_lossy()
-        .into_owned()
-}
+use std::path::PathBuf;
 
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("okf-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    temp_dir("cli").join(name)
 }
 
 fn example_questions() -> Vec<Value> {

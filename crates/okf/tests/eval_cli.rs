@@ -2,36 +2,15 @@
 //! failed / a lint error) and 2 (unusable input), tables and JSON reports.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod common;
+
+use common::{example, okf, shared, stderr, stdout, temp_dir};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn okf(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_okf"))
-        .args(args)
-        .output()
-        .expect("okf runs")
-}
-
-fn path(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(rel)
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn shared(rel: &str) -> String {
-    path(&format!("../../../shared/{rel}"))
-}
-
-fn example(file: &str) -> String {
-    path(&format!("example/{file}"))
-}
+use std::path::PathBuf;
+use std::process::Output;
 
 fn temp(name: &str, content: &Value) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("okf-eval-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join(name);
+    let file = temp_dir("eval-cli").join(name);
     std::fs::write(&file, serde_json::to_vec(content).unwrap()).unwrap();
     file
 }
@@ -42,14 +21,6 @@ fn read_json(file: &str) -> Value {
 
 fn code(o: &Output) -> i32 {
     o.status.code().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
 }
 
 #[test]

@@ -15,6 +15,25 @@ pub fn okf(args: &[&str]) -> Output {
         .expect("okf runs")
 }
 
+/// Standard output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// A file of the embedded example bundle's directory (`crates/okf/example/`).
+pub fn example(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("example")
+        .join(file)
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// A path under `../shared`.
 pub fn shared(rel: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
