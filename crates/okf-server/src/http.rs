@@ -99,6 +99,20 @@ fn service_error(e: &ServiceError) -> Response {
     error_body(status, e.code(), &e.to_string(), e.field().as_deref())
 }
 
+/// The package bytes, shared with the cache rather than copied.
+struct PackageBytes(Arc<okf_engine::Assembled>);
+
+impl AsRef<[u8]> for PackageBytes {
+    fn as_ref(&self) -> &[u8] {
+        self.0.json.as_bytes()
+    }
+}
+
+fn package_response(package: Arc<okf_engine::Assembled>) -> Response {
+    let body = Body::from(bytes::Bytes::from_owner(PackageBytes(package)));
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
 fn json_response(text: String) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], text).into_response()
 }
@@ -436,33 +450,32 @@ async fn ask(State(state): State<AppState>, request: Request) -> Response {
     let bundle = req.bundle.clone();
     // CPU-bound but budget-bounded; keep it off the async workers.
     let outcome = tokio::task::spawn_blocking(move || service.ask(&req)).await;
-    let mut response = match outcome {
+    let (mut response, evidence_status) = match outcome {
         Ok(Ok(answer)) => {
-            let mut r = json_response(answer.package.json.clone());
-            r.extensions_mut().insert(LogFields {
-                bundle: Some(answer.bundle.clone()),
-                evidence_status: Some(answer.package.evidence_status.as_str()),
-            });
-            return r;
+            let status = answer.package_status();
+            (package_response(answer.package), Some(status))
         }
-        Ok(Err(e)) => service_error(&e),
-        Err(_) => error_body(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            "assembly task failed",
+        Ok(Err(e)) => (service_error(&e), None),
+        Err(_) => (
+            error_body(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "assembly task failed",
+                None,
+            ),
             None,
         ),
     };
     response.extensions_mut().insert(LogFields {
         bundle: Some(bundle),
-        evidence_status: None,
+        evidence_status,
     });
     response
 }
 
 async fn context(State(state): State<AppState>, Path(context_id): Path<String>) -> Response {
     match state.service.context(&context_id) {
-        Ok(package) => json_response(package.json.clone()),
+        Ok(package) => package_response(package),
         Err(e) => service_error(&e),
     }
 }

@@ -123,6 +123,13 @@ pub struct Answer {
     pub version: String,
 }
 
+impl Answer {
+    /// The package's evidence status, as written in it.
+    pub fn package_status(&self) -> &'static str {
+        self.package.evidence_status.as_str()
+    }
+}
+
 /// Limits of the retained-package cache.
 #[derive(Debug, Clone, Copy)]
 pub struct CacheLimits {
