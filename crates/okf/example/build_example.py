@@ -754,11 +754,24 @@ def self_check(index=None, questions=None):
 
 
 def main():
-    index = build_index()
-    with open(os.path.join(HERE, "index.json"), "w", encoding="utf-8", newline="\n") as f:
-        f.write(dump(index))
-    with open(os.path.join(HERE, "questions.json"), "w", encoding="utf-8", newline="\n") as f:
-        f.write(json.dumps(QUESTIONS, ensure_ascii=False, indent=2) + "\n")
+    index_text = dump(build_index())
+    questions_text = json.dumps(QUESTIONS, ensure_ascii=False, indent=2) + "\n"
+    outputs = {"index.json": index_text, "questions.json": questions_text}
+    if "--check" in sys.argv[1:]:
+        # Verify that the committed files are exactly what this script generates.
+        stale = []
+        for name, text in outputs.items():
+            with open(os.path.join(HERE, name), encoding="utf-8") as f:
+                if f.read() != text:
+                    stale.append(name)
+        if stale:
+            print("out of date (run build_example.py): " + ", ".join(stale), file=sys.stderr)
+            sys.exit(1)
+        print("generated files are up to date")
+    else:
+        for name, text in outputs.items():
+            with open(os.path.join(HERE, name), "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
     self_check()
 
 

@@ -255,3 +255,19 @@ fn dwp_ask_with_explicit_binding_records_that_binding() {
     assert_eq!(package["budget"]["max_nodes"], 5);
     assert!(package["selected"].as_array().unwrap().len() <= 5);
 }
+
+#[test]
+fn example_bundle_files_are_exactly_what_their_generator_writes() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("example/build_example.py");
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg("--check")
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
