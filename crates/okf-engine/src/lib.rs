@@ -43,5 +43,6 @@ pub use model::Binding;
 pub use package::{Assembled, ENGINE_ID, PACKAGE_SCHEMA};
 pub use resolve::{Ambiguity, RESOLUTION_WORK_LIMIT, Resolution, ResolvedConcept, resolve};
 pub use stored::{
-    DeclaredIdentity, PackageIdentity, declared_identity, explain, package_identity, verify_package,
+    DeclaredIdentity, PackageIdentity, check_identity, declared_identity, explain,
+    package_identity, verify_package,
 };

@@ -79,6 +79,14 @@ pub fn declared_identity(package: &Value) -> Result<DeclaredIdentity, Error> {
 /// Checks a package: schema, `ai_answer: null`, recomputed `context_id` and `used_bytes`, and
 /// `used_bytes ≤ max_bytes ≤ 524288`. Returns the recomputed identity.
 pub fn verify_package(package: &Value) -> Result<PackageIdentity, Error> {
+    let computed = package_identity(package)?;
+    check_identity(package, &computed)?;
+    Ok(computed)
+}
+
+/// The checks of [`verify_package`] against an identity already recomputed with
+/// [`package_identity`], so callers that report the recomputed values hash only once.
+pub fn check_identity(package: &Value, computed: &PackageIdentity) -> Result<(), Error> {
     if package.get("schema").and_then(Value::as_str) != Some(PACKAGE_SCHEMA) {
         return Err(Error::Package(PackageRule::UnsupportedSchema));
     }
@@ -86,11 +94,10 @@ pub fn verify_package(package: &Value) -> Result<PackageIdentity, Error> {
         return Err(Error::Package(PackageRule::AiAnswerNotNull));
     }
     let declared = declared_identity(package)?;
-    let computed = package_identity(package)?;
     if computed.context_id != declared.context_id {
         return Err(Error::Package(PackageRule::ContextIdMismatch {
             stored: declared.context_id,
-            computed: computed.context_id,
+            computed: computed.context_id.clone(),
         }));
     }
     if computed.used_bytes != declared.used_bytes {
@@ -105,7 +112,7 @@ pub fn verify_package(package: &Value) -> Result<PackageIdentity, Error> {
             max: declared.max_bytes,
         }));
     }
-    Ok(computed)
+    Ok(())
 }
 
 /// The explanation view of spec §1.5.

@@ -9,7 +9,7 @@ mod serve_cmd;
 
 use clap::{Args, Parser, Subcommand};
 use okf_engine::{
-    Binding, Budget, ContextIndex, Error, assemble, explain, package_identity, verify_package,
+    Binding, Budget, ContextIndex, Error, assemble, check_identity, explain, package_identity,
 };
 use serde_json::Value;
 use std::io::Write;
@@ -225,7 +225,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let computed = package_identity(&value)?;
             println!("context_id {}", computed.context_id);
             println!("used_bytes {}", computed.used_bytes);
-            match verify_package(&value) {
+            match check_identity(&value, &computed) {
                 Ok(_) => {
                     println!("ok");
                     Ok(())
