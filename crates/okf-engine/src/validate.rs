@@ -242,13 +242,19 @@ pub fn is_timestamp(s: &str) -> bool {
             return false;
         }
     }
-    match b.get(i) {
-        Some(b'Z') => i + 1 == b.len(),
+    is_utc_offset_suffix(b, i)
+}
+
+/// True when `bytes[at..]` is exactly a UTC offset: `Z` or `±HH:MM` (hours 00–23, minutes
+/// 00–59); shared by the timestamp and date checks.
+pub fn is_utc_offset_suffix(bytes: &[u8], at: usize) -> bool {
+    match bytes.get(at) {
+        Some(b'Z') => at + 1 == bytes.len(),
         Some(b'+' | b'-') => {
-            i + 6 == b.len()
-                && b[i + 3] == b':'
-                && digits(i + 1..i + 3).is_some_and(|h| h <= 23)
-                && digits(i + 4..i + 6).is_some_and(|m| m <= 59)
+            at + 6 == bytes.len()
+                && bytes[at + 3] == b':'
+                && ascii_number(bytes, at + 1..at + 3).is_some_and(|h| h <= 23)
+                && ascii_number(bytes, at + 4..at + 6).is_some_and(|m| m <= 59)
         }
         _ => false,
     }

@@ -507,17 +507,7 @@ pub fn is_parseable_date(s: &str) -> bool {
             i += 1 + digits;
         }
     }
-    match b.get(i) {
-        None => true,
-        Some(b'Z') => i + 1 == b.len(),
-        Some(b'+' | b'-') => {
-            i + 6 == b.len()
-                && b[i + 3] == b':'
-                && num(i + 1..i + 3).is_some_and(|h| h <= 23)
-                && num(i + 4..i + 6).is_some_and(|m| m <= 59)
-        }
-        _ => false,
-    }
+    i == b.len() || okf_engine::validate::is_utc_offset_suffix(b, i)
 }
 
 /// Assesses package `p` against `case` and the index `index` it was assembled from.
