@@ -102,23 +102,13 @@ pub struct ContextIndex {
     pub(crate) alias_by_first: HashMap<String, Vec<u32>>,
 }
 
-/// Serialising the typed model writes canonical JSON because fields are declared in canonical
-/// order (pinned by a test in this module).
-mod erased {
-    use crate::error::Error;
-
-    pub(super) trait Canonical {
-        fn canonical(&self) -> Result<String, Error>;
-    }
-
-    impl<T: serde::Serialize> Canonical for T {
-        fn canonical(&self) -> Result<String, Error> {
-            serde_json::to_string(self).map_err(|e| Error::Json {
-                what: "index",
-                message: e.to_string(),
-            })
-        }
-    }
+/// Canonical JSON of a typed model value. Serialising writes canonical JSON because fields are
+/// declared in canonical order (pinned by a test in this module).
+fn canonical_json<T: serde::Serialize>(value: &T) -> Result<String, Error> {
+    serde_json::to_string(value).map_err(|e| Error::Json {
+        what: "index",
+        message: e.to_string(),
+    })
 }
 
 /// Canonical JSON of the whole index, assembled from the already-canonical item texts.
@@ -127,7 +117,6 @@ fn canonical_index(
     records: &[String],
     assertions: &[String],
 ) -> Result<String, Error> {
-    use erased::Canonical;
     let total: usize = records.iter().chain(assertions).map(|s| s.len() + 1).sum();
     let mut out = String::with_capacity(total + 4096);
     let join = |out: &mut String, items: &[String]| {
@@ -143,17 +132,17 @@ fn canonical_index(
     out.push_str("{\"assertions\":");
     join(&mut out, assertions);
     out.push_str(",\"bundle\":");
-    out.push_str(&doc.bundle.canonical()?);
+    out.push_str(&canonical_json(&doc.bundle)?);
     out.push_str(",\"limitations\":");
-    out.push_str(&doc.limitations.canonical()?);
+    out.push_str(&canonical_json(&doc.limitations)?);
     out.push_str(",\"records\":");
     join(&mut out, records);
     out.push_str(",\"requirements\":");
-    out.push_str(&doc.requirements.canonical()?);
+    out.push_str(&canonical_json(&doc.requirements)?);
     out.push_str(",\"schema\":");
-    out.push_str(&doc.schema.canonical()?);
+    out.push_str(&canonical_json(&doc.schema)?);
     out.push_str(",\"scope\":");
-    out.push_str(&doc.scope.canonical()?);
+    out.push_str(&canonical_json(&doc.scope)?);
     out.push('}');
     Ok(out)
 }
@@ -256,16 +245,15 @@ impl ContextIndex {
     }
 
     fn build(doc: IndexDocument, expected_snapshot: Option<&str>) -> Result<Self, Error> {
-        use erased::Canonical;
         let record_json: Vec<String> = doc
             .records
             .iter()
-            .map(Canonical::canonical)
+            .map(canonical_json)
             .collect::<Result<_, _>>()?;
         let assertion_json: Vec<String> = doc
             .assertions
             .iter()
-            .map(Canonical::canonical)
+            .map(canonical_json)
             .collect::<Result<_, _>>()?;
         let canonical = canonical_index(&doc, &record_json, &assertion_json)?;
         validate::validate_document(&doc, canonical.len(), expected_snapshot)?;

@@ -3,14 +3,11 @@
 //! here; the package bytes are the engine's, unchanged.
 
 use crate::registry::{BundleEntry, LoadedVersion, Registry, is_date, is_logical_id};
-use okf_engine::{Assembled, Budget, EvidenceStatus, assemble, explain};
+use okf_engine::{Assembled, Budget, assemble, explain};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
-
-/// Longest question accepted, in UTF-16 code units (the engine's limit).
-pub const MAX_QUESTION_UNITS: usize = okf_engine::MAX_QUESTION_UNITS;
 
 /// The body of `POST /api/ask` and the arguments of the `ask_okf` tool.
 #[derive(Debug, Clone, Deserialize)]
@@ -350,14 +347,10 @@ impl Service {
     }
 }
 
-/// The wire name of an evidence status.
-pub fn status_name(s: EvidenceStatus) -> &'static str {
-    s.as_str()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use okf_engine::EvidenceStatus;
 
     fn fake(id: u8, size: usize) -> Arc<Assembled> {
         Arc::new(Assembled {
