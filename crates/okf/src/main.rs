@@ -190,10 +190,15 @@ fn read_package(path: &Path) -> Result<Value, CliError> {
 
 fn print(text: &str) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.write_all(b"\n")?;
-    out.flush()?;
-    Ok(())
+    let written = out
+        .write_all(text.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    match written {
+        // A reader that stopped early (`okf ask … | head`) is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }
 
 fn pretty(value: &Value) -> String {

@@ -271,3 +271,35 @@ fn example_bundle_files_are_exactly_what_their_generator_writes() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    // The DWP package (about 490 KB) is larger than a pipe buffer, so closing the read end
+    // after a few bytes makes the writer hit a broken pipe.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_okf"))
+        .args([
+            "ask",
+            "--index",
+            &shared("dwp/full-dmg/context/assembly-index.json"),
+            "A claimant is imprisoned.",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(&first[..14], b"{\"ai_answer\":n");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
