@@ -250,8 +250,8 @@ pub fn reconstruct(
                 part.end, part.total
             )));
         }
-        if let Some(f) = &first {
-            if (
+        if let Some(f) = &first
+            && (
                 part.context_id,
                 part.evidence_status,
                 part.content_sha256,
@@ -263,11 +263,12 @@ pub fn reconstruct(
                 f.content_sha256,
                 f.total,
                 f.flags,
-            ) {
-                return Err(fail(
-                    "identity fields (context_id, status, content_sha256, total, truncation) differ from part 0".into(),
-                ));
-            }
+            )
+        {
+            return Err(fail(
+                "identity fields (context_id, status, content_sha256, total, truncation) differ from part 0"
+                    .into(),
+            ));
         }
         expected_offset = part.end;
         text.push_str(part.data);
