@@ -1,6 +1,8 @@
 //! Delivery rules of engine.md §5 and the shared-delivery cases of workbench-and-mcp.md §4.4
 //! (35–45), on synthetic packages.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::{context, item, package};
@@ -39,7 +41,7 @@ fn read_all(
     let mut joined = String::new();
     let mut offset = 0;
     let mut calls = 0;
-    let mut sha = String::new();
+    let mut sha;
     loop {
         let text = read(ctx, &request(ctx, section, record, offset, max)).expect("read");
         calls += 1;
