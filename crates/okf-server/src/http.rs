@@ -148,6 +148,8 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
     };
     Router::new()
         .route("/api/ask", post(ask))
+        .route("/api/catalogue", post(catalogue))
+        .route("/api/read", post(read_evidence))
         .route("/api/context/{context_id}", get(context))
         .route("/api/bundles", get(bundles))
         .route("/health", get(health))
@@ -471,6 +473,73 @@ async fn ask(State(state): State<AppState>, request: Request) -> Response {
         evidence_status,
     });
     response
+}
+
+/// `http://` plus the request's (allow-listed) Host: where the page permalinks point.
+fn request_origin(request: &Request) -> String {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("127.0.0.1");
+    format!("http://{host}")
+}
+
+fn delivery_error(e: &crate::delivery::DeliveryFailure) -> Response {
+    let status = match e {
+        crate::delivery::DeliveryFailure::Service(inner) => return service_error(inner),
+        _ => StatusCode::BAD_REQUEST,
+    };
+    error_body(status, e.code(), &e.to_string(), e.field().as_deref())
+}
+
+/// Decodes a delivery body, runs the (CPU-bound) replay off the async workers.
+async fn deliver<A, F>(state: AppState, request: Request, run: F) -> Response
+where
+    A: serde::de::DeserializeOwned + Send + 'static,
+    F: FnOnce(
+            &Service,
+            A,
+            &str,
+        ) -> Result<crate::delivery::Delivered, crate::delivery::DeliveryFailure>
+        + Send
+        + 'static,
+{
+    let origin = request_origin(&request);
+    let value = match read_json_body(request.into_body(), state.config.max_body_bytes).await {
+        Ok(v) => v,
+        Err(response) => return response,
+    };
+    let args: A = match serde_json::from_value(value) {
+        Ok(a) => a,
+        Err(e) => {
+            return error_body(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                &e.to_string(),
+                None,
+            );
+        }
+    };
+    let service = Arc::clone(&state.service);
+    match tokio::task::spawn_blocking(move || run(&service, args, &origin)).await {
+        Ok(Ok(delivered)) => json_response(delivered.json),
+        Ok(Err(e)) => delivery_error(&e),
+        Err(_) => error_body(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "delivery task failed",
+            None,
+        ),
+    }
+}
+
+async fn catalogue(State(state): State<AppState>, request: Request) -> Response {
+    deliver(state, request, crate::delivery::catalogue).await
+}
+
+async fn read_evidence(State(state): State<AppState>, request: Request) -> Response {
+    deliver(state, request, crate::delivery::read).await
 }
 
 async fn context(State(state): State<AppState>, Path(context_id): Path<String>) -> Response {
