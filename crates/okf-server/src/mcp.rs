@@ -457,8 +457,9 @@ pub(crate) fn check_message(bytes: &[u8]) -> Result<(), Refusal> {
     match method {
         Some(m) if fell_back && TYPED_METHODS.contains(&m) => {
             let detail = params_problem(m, params);
+            // A request (it has an id): answered in band, as the transport answers -32602.
             Err(Refusal {
-                in_band: !id.is_null(),
+                in_band: true,
                 ..Refusal::new(&id, -32602, format!("invalid params for {m}: {detail}"))
             })
         }
