@@ -2,7 +2,7 @@
 //! and concurrency limits, timeouts, body limits, content types, security headers, one log
 //! line per request).
 
-use crate::mcp::OkfMcp;
+use crate::mcp::{OkfMcp, check_message};
 use crate::schemas;
 use crate::service::{AskRequest, Service, ServiceError};
 use axum::Router;
@@ -91,7 +91,7 @@ fn error_body(status: StatusCode, code: &str, message: &str, field: Option<&str>
 fn service_error(e: &ServiceError) -> Response {
     let status = match e {
         ServiceError::InvalidRequest { .. } | ServiceError::Engine(_) => StatusCode::BAD_REQUEST,
-        ServiceError::UnknownBundle(_)
+        ServiceError::UnknownBundle { .. }
         | ServiceError::UnknownVersion(_)
         | ServiceError::ContextNotRetained(_) => StatusCode::NOT_FOUND,
         ServiceError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
@@ -131,9 +131,10 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
         .with_allowed_origins(config.allowed_origins.clone())
         .enforce_origin_validation()
         .with_max_request_body_bytes(config.max_body_bytes);
-    let mcp_service = Arc::clone(&service);
+    // One handler (and so one tool list) per service; the transport clones it per request.
+    let handler = OkfMcp::new(Arc::clone(&service));
     let mcp = StreamableHttpService::new(
-        move || Ok(OkfMcp::new(Arc::clone(&mcp_service))),
+        move || Ok(handler.clone()),
         Arc::new(NeverSessionManager::default()),
         mcp_config,
     );
@@ -378,8 +379,8 @@ async fn content_type_guard(
     next.run(request).await
 }
 
-fn jsonrpc_error(status: StatusCode, code: i64, message: &str) -> Response {
-    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+fn jsonrpc_error(status: StatusCode, id: Value, code: i64, message: &str) -> Response {
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
     (
         status,
         [(header::CONTENT_TYPE, "application/json")],
@@ -388,8 +389,9 @@ fn jsonrpc_error(status: StatusCode, code: i64, message: &str) -> Response {
         .into_response()
 }
 
-/// Reads MCP POST bodies within the limit and answers malformed JSON with JSON-RPC -32700
-/// before the transport sees it; the checked bytes are passed on unchanged.
+/// Reads MCP POST bodies within the limit and answers anything that is not one well-formed
+/// MCP JSON-RPC message with a JSON-RPC error ([`check_message`]) before the transport sees
+/// it; the checked bytes are passed on unchanged.
 async fn mcp_body_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if request.method() != Method::POST {
         return next.run(request).await;
@@ -398,16 +400,18 @@ async fn mcp_body_guard(State(state): State<AppState>, request: Request, next: N
     let Ok(bytes) = to_bytes(body, state.config.max_body_bytes).await else {
         return jsonrpc_error(
             StatusCode::PAYLOAD_TOO_LARGE,
+            Value::Null,
             -32600,
             "the request body is over the limit",
         );
     };
-    if serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_err() {
-        return jsonrpc_error(
-            StatusCode::BAD_REQUEST,
-            -32700,
-            "parse error: the body is not JSON",
-        );
+    if let Err(refusal) = check_message(&bytes) {
+        let status = if refusal.in_band {
+            StatusCode::OK
+        } else {
+            StatusCode::BAD_REQUEST
+        };
+        return jsonrpc_error(status, refusal.id, refusal.code, &refusal.message);
     }
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
