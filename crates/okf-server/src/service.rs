@@ -204,6 +204,9 @@ pub struct Service {
     registry: Registry,
     cache: Mutex<ContextCache>,
     cache_limits: CacheLimits,
+    /// The last few contexts delivered in bounded pieces, parsed and indexed once, so a client
+    /// paging through one package does not re-assemble and re-parse it on every call.
+    delivered: Mutex<std::collections::VecDeque<Arc<okf_delivery::Context>>>,
 }
 
 /// `^urn:sha256:[0-9a-f]{64}$`.
@@ -218,6 +221,7 @@ impl Service {
         Service {
             registry,
             cache: Mutex::new(ContextCache::default()),
+            delivered: Mutex::new(std::collections::VecDeque::new()),
             cache_limits,
         }
     }
@@ -248,6 +252,11 @@ impl Service {
                     .collect::<Vec<_>>()
                     .join(", "),
             })
+    }
+
+    /// The name of the version a request selects (checked as `ask` checks it).
+    pub fn version_name(&self, req: &AskRequest) -> Result<String, ServiceError> {
+        self.version(req).map(|(name, _)| name.to_owned())
     }
 
     fn version<'r>(
@@ -305,6 +314,50 @@ impl Service {
                 bundle: bundle.id.clone(),
                 version: entry.name.clone(),
             }),
+        }
+    }
+
+    /// Whether replaying `req` would reproduce `package` exactly: the package is this engine's,
+    /// for the same question, bound to the same bundle version, under the same resolved budget.
+    /// Assembly is deterministic over exactly these inputs, so a match needs no re-assembly.
+    pub fn replays_to(&self, req: &AskRequest, package: &Value) -> Result<bool, ServiceError> {
+        let (_, loaded) = self.version(req)?;
+        let budget = match &req.budget {
+            None => Budget::default(),
+            Some(b) => Budget::from_json(b)?,
+        };
+        let limits = package.get("budget");
+        let limit = |key: &str| limits.and_then(|b| b.get(key)).and_then(Value::as_u64);
+        Ok(
+            package.get("engine").and_then(Value::as_str) == Some(okf_engine::ENGINE_ID)
+                && package.get("question").and_then(Value::as_str) == Some(req.question.as_str())
+                && package
+                    .pointer("/binding/index_url")
+                    .and_then(Value::as_str)
+                    == Some(loaded.binding.index_url.as_str())
+                && package
+                    .pointer("/binding/index_sha256")
+                    .and_then(Value::as_str)
+                    == Some(loaded.binding.index_sha256.as_str())
+                && limit("max_nodes") == Some(budget.max_nodes)
+                && limit("max_relationships") == Some(budget.max_relationships)
+                && limit("max_depth") == Some(budget.max_depth)
+                && limit("max_bytes") == Some(budget.max_bytes),
+        )
+    }
+
+    /// A recently delivered context by id.
+    pub fn delivered(&self, context_id: &str) -> Option<Arc<okf_delivery::Context>> {
+        let list = self.delivered.lock().ok()?;
+        list.iter().find(|c| c.context_id() == context_id).cloned()
+    }
+
+    /// Keeps a delivered context for the next calls (the four most recent).
+    pub fn keep_delivered(&self, context: Arc<okf_delivery::Context>) {
+        if let Ok(mut list) = self.delivered.lock() {
+            list.retain(|c| c.context_id() != context.context_id());
+            list.push_front(context);
+            list.truncate(4);
         }
     }
 
