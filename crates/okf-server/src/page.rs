@@ -1,7 +1,8 @@
 //! The web page for people at `/`: plain HTML, CSS and ES modules from the top-level `web/`
 //! directory, embedded in the binary and served under a strict Content-Security-Policy. The
-//! page uses only the HTTP API (`/api/ask`, `/api/context/{id}`, `/api/bundles`), so it shows
-//! the same package bytes as `okf ask`.
+//! page uses only the HTTP API (`/api/ask`, `/api/context/{id}`, `/api/bundles`), or the
+//! engine itself as WebAssembly (`/assets/okf.wasm`) over the read-only index route, so it
+//! shows the same package bytes as `okf ask` either way.
 
 use axum::Router;
 use axum::extract::Path;
@@ -28,7 +29,7 @@ const INDEX: &str = include_str!("../../../web/index.html");
 pub const WASM_MODULE: &[u8] = include_bytes!("../../../web/okf.wasm");
 
 /// Static assets under `/assets/{name}`: name, content type, bytes.
-pub const ASSETS: [(&str, &str, &str); 9] = [
+pub const ASSETS: [(&str, &str, &str); 10] = [
     ("app.js", JS, include_str!("../../../web/app.js")),
     ("api.js", JS, include_str!("../../../web/api.js")),
     ("dom.js", JS, include_str!("../../../web/dom.js")),
@@ -36,6 +37,7 @@ pub const ASSETS: [(&str, &str, &str); 9] = [
     ("render.js", JS, include_str!("../../../web/render.js")),
     ("validate.js", JS, include_str!("../../../web/validate.js")),
     ("webmcp.js", JS, include_str!("../../../web/webmcp.js")),
+    ("local.js", JS, include_str!("../../../web/local.js")),
     ("style.css", CSS, include_str!("../../../web/style.css")),
     ("icon.svg", SVG, include_str!("../../../web/icon.svg")),
 ];
