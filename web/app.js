@@ -146,10 +146,13 @@ function showError(e) {
       title = 'No connection to the server';
     }
   }
+  // Only nodes: Element.append would print a null as the text "null".
   errorBox.append(
-    el('h3', { text: title }),
-    el('p', { class: 'error-message', text: detail }),
-    e instanceof ApiError ? el('p', { class: 'note' }, 'Code ', el('code', { class: 'error-code', text: e.code }), field ? ` · field ${field}` : '', e.status ? ` · HTTP ${e.status}` : '') : null,
+    ...[
+      el('h3', { text: title }),
+      el('p', { class: 'error-message', text: detail }),
+      e instanceof ApiError ? el('p', { class: 'note' }, 'Code ', el('code', { class: 'error-code', text: e.code }), field ? ` · field ${field}` : '', e.status ? ` · HTTP ${e.status}` : '') : null,
+    ].filter(Boolean),
   );
   errorBox.dataset.code = e instanceof ApiError ? e.code : 'invalid_argument';
   if (e instanceof ApiError && e.retryAfter !== undefined) errorBox.dataset.retryAfter = String(e.retryAfter);
@@ -209,6 +212,14 @@ function actionsFor(body, bytes, pkg, where) {
   );
 }
 
+function focusStatus() {
+  const status = $('status');
+  if (!status) return;
+  status.setAttribute('tabindex', '-1');
+  status.focus({ preventScroll: true });
+  status.scrollIntoView({ block: 'start' });
+}
+
 function show(body, response) {
   const pkg = response.value;
   results.hidden = false;
@@ -250,6 +261,9 @@ async function build(input, { signal, origin, where = 'server' }) {
       if (origin === 'tool') setForm(body);
       show(body, response);
       setBusy(false, `Package built: ${response.value.evidence_status}.`);
+      // A person who asked is taken to the answer's status (on a phone it is below the
+      // form); a page tool's build leaves focus where the person is.
+      if (origin !== 'tool') focusStatus();
     }
     return response;
   } catch (e) {
@@ -270,6 +284,7 @@ async function submitForm() {
     await build(formInput(), { origin: 'form', where: chosenWhere() });
   } catch (e) {
     if (e instanceof ArgumentError) {
+      results.hidden = true; // the older package is not the answer to this request
       showError(e);
       const name = e.field.replace(/^budget\./, '');
       const input = form.elements.namedItem(name);
@@ -303,11 +318,23 @@ async function askFromHash() {
   try {
     await build(input, { origin: 'permalink', where });
   } catch (e) {
-    if (e instanceof ArgumentError) showError(e);
+    if (e instanceof ArgumentError) {
+      results.hidden = true;
+      showError(e);
+    }
   }
 }
 
 window.addEventListener('hashchange', askFromHash);
+
+// The skip link moves focus to the results (or the form when there are none yet) without
+// touching the URL, so the permalink in the address bar stays intact.
+document.querySelector('a.skip')?.addEventListener('click', (event) => {
+  event.preventDefault();
+  const target = results.hidden ? question : results;
+  target.focus({ preventScroll: true });
+  target.scrollIntoView({ block: 'start' });
+});
 
 // ---- page tools --------------------------------------------------------------------------
 
