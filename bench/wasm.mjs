@@ -22,10 +22,14 @@ const call = (fn, bytes) => {
   return { status, out: new Uint8Array(x.memory.buffer, x.okf_output_ptr(), x.okf_output_len()).slice() };
 };
 const index = readFileSync(shared('dwp/full-dmg/context/assembly-index.json'));
-t0 = process.hrtime.bigint();
-const loaded = call('okf_load_index', index);
-const loadMs = ms(t0);
-if (loaded.status !== 0) throw new Error(new TextDecoder().decode(loaded.out));
+// The first load also pays for V8 compiling the code it runs; the second is the steady cost.
+const loads = [];
+for (let i = 0; i < 3; i += 1) {
+  t0 = process.hrtime.bigint();
+  const loaded = call('okf_load_index', index);
+  loads.push(ms(t0));
+  if (loaded.status !== 0) throw new Error(new TextDecoder().decode(loaded.out));
+}
 const question = JSON.parse(readFileSync(shared('dwp/evaluation/context-assembly/imprisonment-case.json'), 'utf8')).question;
 const binding = {
   index_url: 'https://raw.githubusercontent.com/chris-page-gov/okf-dwp/efb05c66616a9cd4328a86cf412780fe7bc7cf0b/full-dmg/context/assembly-index.json',
@@ -45,7 +49,8 @@ times.sort((a, b) => a - b);
 const round = (v) => Math.round(v * 100) / 100;
 console.log(JSON.stringify({
   instantiate_ms: round(instantiateMs),
-  load_index_ms: round(loadMs),
+  load_index_first_ms: round(loads[0]),
+  load_index_again_ms: round(Math.min(loads[1], loads[2])),
   n,
   ask_min_ms: round(times[0]),
   ask_median_ms: round(times[Math.floor(n / 2)]),
