@@ -80,10 +80,7 @@ impl ServiceError {
             ServiceError::UnknownBundle { .. } => "unknown_bundle",
             ServiceError::UnknownVersion(_) => "unknown_version",
             ServiceError::Unavailable { .. } => "bundle_unavailable",
-            ServiceError::Engine(okf_engine::Error::Question(_)) => "invalid_question",
-            ServiceError::Engine(okf_engine::Error::Budget { .. }) => "invalid_budget",
-            ServiceError::Engine(okf_engine::Error::PackageTooSmall { .. }) => "budget_too_small",
-            ServiceError::Engine(_) => "engine_error",
+            ServiceError::Engine(e) => e.code(),
             ServiceError::ContextNotRetained(_) => "context_not_retained",
         }
     }
@@ -96,15 +93,8 @@ impl ServiceError {
             ServiceError::UnknownVersion(_) | ServiceError::Unavailable { .. } => {
                 Some("version".into())
             }
-            ServiceError::Engine(okf_engine::Error::Question(_)) => Some("question".into()),
-            ServiceError::Engine(okf_engine::Error::Budget { key, .. }) => Some(
-                key.as_ref()
-                    .map_or_else(|| "budget".to_owned(), |k| format!("budget.{k}")),
-            ),
-            ServiceError::Engine(okf_engine::Error::PackageTooSmall { .. }) => {
-                Some("budget.max_bytes".into())
-            }
-            _ => None,
+            ServiceError::Engine(e) => e.field(),
+            ServiceError::ContextNotRetained(_) => None,
         }
     }
 }
@@ -263,8 +253,28 @@ impl Service {
         &'r self,
         req: &AskRequest,
     ) -> Result<(&'r str, &'r LoadedVersion), ServiceError> {
-        let bundle = self.bundle(&req.bundle)?;
-        let name: &str = match (&req.version, &req.as_of) {
+        self.select(&req.bundle, req.version.as_deref(), req.as_of.as_deref())
+    }
+
+    /// The verified index of a bundle version (default version without `version`), as the
+    /// registry loaded it: its file bytes and the binding packages record. Read-only; the
+    /// bundle is a logical id, never a URL or path.
+    pub fn index_file(
+        &self,
+        bundle: &str,
+        version: Option<&str>,
+    ) -> Result<(&str, &LoadedVersion), ServiceError> {
+        self.select(bundle, version, None)
+    }
+
+    fn select<'r>(
+        &'r self,
+        bundle: &str,
+        version: Option<&str>,
+        as_of: Option<&str>,
+    ) -> Result<(&'r str, &'r LoadedVersion), ServiceError> {
+        let bundle = self.bundle(bundle)?;
+        let name: &str = match (version, as_of) {
             (Some(_), Some(_)) => {
                 return Err(invalid("as_of", "give either version or as_of, not both"));
             }
@@ -274,7 +284,7 @@ impl Service {
                 }
                 bundle
                     .versions
-                    .get_key_value(v.as_str())
+                    .get_key_value(v)
                     .map(|(k, _)| k.as_str())
                     .ok_or_else(|| {
                         ServiceError::UnknownVersion(format!(
@@ -293,7 +303,7 @@ impl Service {
                     .filter_map(|v| {
                         v.published
                             .as_deref()
-                            .filter(|p| *p <= date.as_str())
+                            .filter(|p| *p <= date)
                             .map(|p| (p, v.name.as_str()))
                     })
                     .max()
