@@ -151,13 +151,21 @@ fn replayed(
     Ok((context, answer.version))
 }
 
+/// A replayed context with the fields every delivery result carries.
+struct Replay {
+    context: Arc<Context>,
+    /// `replay` and `replay_identity`.
+    extras: Map<String, Value>,
+    review_url: String,
+}
+
 /// Replays the request and returns the context, the replay fields and the permalink.
 fn replay(
     service: &Service,
     request: AskRequest,
     expected: Option<&str>,
     origin: &str,
-) -> Result<(Arc<Context>, Map<String, Value>, String), DeliveryFailure> {
+) -> Result<Replay, DeliveryFailure> {
     let (context, version) = replayed(service, &request, expected)?;
     let budget = context
         .value()
@@ -194,7 +202,11 @@ fn replay(
             "package_sha256": package_sha256,
         }),
     );
-    Ok((context, replay, review_url))
+    Ok(Replay {
+        context,
+        extras: replay,
+        review_url,
+    })
 }
 
 /// `application/x-www-form-urlencoded`, as the page's `URLSearchParams` reads it.
@@ -268,8 +280,11 @@ pub fn catalogue(
         as_of: args.as_of,
         budget: args.budget,
     };
-    let (context, mut extras, review_url) =
-        replay(service, request, args.context_id.as_deref(), origin)?;
+    let Replay {
+        context,
+        mut extras,
+        review_url,
+    } = replay(service, request, args.context_id.as_deref(), origin)?;
     if let Some(expected) = &args.context_id {
         context.expect_id(expected)?;
     }
