@@ -345,7 +345,11 @@ pub fn read(service: &Service, args: ReadArgs, origin: &str) -> Result<Delivered
         as_of: args.as_of,
         budget: args.budget,
     };
-    let (context, extras, review_url) = replay(service, request, Some(&args.context_id), origin)?;
+    let Replay {
+        context,
+        extras,
+        review_url,
+    } = replay(service, request, Some(&args.context_id), origin)?;
     let read = ReadRequest {
         context_id: args.context_id,
         section,
