@@ -5,12 +5,14 @@
 //! same package bytes for the same bundle, question and budget, because all three call
 //! [`okf_engine::assemble`] on the same verified index with the same binding.
 
+mod connections;
 mod http;
 mod mcp;
 mod page;
 pub mod registry;
 pub mod schemas;
 pub mod service;
+mod strict_json;
 
 pub use http::{HttpConfig, router};
 pub use mcp::{INSTRUCTIONS, OkfMcp};
@@ -57,11 +59,10 @@ pub async fn serve(
     let local = listener.local_addr()?;
     let mut config = HttpConfig::loopback(local.port());
     configure(&mut config);
+    let limits = connections::ConnectionLimits::from(&config);
     let app = router(Arc::new(service), config);
     on_listening(local);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    connections::serve_connections(listener, app, limits, shutdown_signal()).await;
     Ok(())
 }
 

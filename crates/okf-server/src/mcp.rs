@@ -140,10 +140,14 @@ impl OkfMcp {
     fn call(&self, name: &str, arguments: Value) -> CallToolResult {
         let started = Instant::now();
         let (bundle, result) = match name {
-            "ask_okf" => match serde_json::from_value::<AskRequest>(arguments) {
+            // The decoder shared with POST /api/ask: a decoded bundle id is a logical id.
+            "ask_okf" => match AskRequest::from_value(arguments) {
                 Err(e) => (
                     None,
-                    tool_error(format!("invalid_arguments: {e}. No package was assembled.")),
+                    tool_error(format!(
+                        "invalid_arguments (field {}): {e}. No package was assembled.",
+                        e.field().unwrap_or_default()
+                    )),
                 ),
                 Ok(req) => {
                     let bundle = Some(req.bundle.clone());
