@@ -5,6 +5,7 @@ mod bench;
 mod eval_cmd;
 mod example;
 mod lint_cmd;
+mod log_lines;
 mod serve_cmd;
 
 use clap::{Args, Parser, Subcommand};

@@ -67,7 +67,7 @@ pub(crate) enum ServeFailure {
 pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(move || crate::log_lines::OneLine::new(std::io::stderr(), ansi))
         .with_ansi(ansi)
         .with_target(true)
         .compact()
