@@ -607,7 +607,7 @@ async fn content_type_guard(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "unsupported_media_type",
                 "the body must be application/json",
-                None,
+                Some("Content-Type"),
             );
         }
         if request.headers().contains_key(header::CONTENT_ENCODING) {
@@ -615,7 +615,7 @@ async fn content_type_guard(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "unsupported_media_type",
                 "encoded bodies are not accepted",
-                None,
+                Some("Content-Encoding"),
             );
         }
         let declared = request
@@ -628,7 +628,7 @@ async fn content_type_guard(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "body_too_large",
                 "the request body is over the limit",
-                None,
+                Some("body"),
             );
         }
     }
