@@ -5,7 +5,6 @@
 
 use crate::service::{AskRequest, Service, ServiceError};
 use okf_delivery::{Context, DeliveryError, ReadRequest, Section, json_len};
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
@@ -14,64 +13,120 @@ pub const MIN_CATALOGUE_DELIVERY_BYTES: u64 = 16_384;
 /// Largest `offset` a client may send (records for a catalogue, UTF-16 units for a read).
 pub const MAX_OFFSET: u64 = 2_000_000;
 
-/// Arguments of `ask_okf_manifest` and `POST /api/catalogue`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// Arguments of `ask_okf_manifest` and `POST /api/catalogue`: an ask request plus the
+/// delivery fields.
+#[derive(Debug, Clone)]
 pub struct CatalogueArgs {
-    /// Logical bundle id.
-    pub bundle: String,
-    /// The question the context was built for.
-    pub question: String,
-    /// Named version (default: the bundle's default).
-    #[serde(default)]
-    pub version: Option<String>,
-    /// Date selecting the version in effect.
-    #[serde(default)]
-    pub as_of: Option<String>,
-    /// Assembly budget overrides, exactly as first asked.
-    #[serde(default)]
-    pub budget: Option<Value>,
+    /// The replayed request (decoded by the same strict decoder as `/api/ask`).
+    pub ask: AskRequest,
     /// The expected identity; required when `offset > 0`.
-    #[serde(default)]
     pub context_id: Option<String>,
     /// First record of the page.
-    #[serde(default)]
     pub offset: u64,
     /// Largest response in bytes (16,384–65,536, default 16,384).
-    #[serde(default)]
     pub delivery_bytes: Option<u64>,
 }
 
-/// Arguments of `read_okf_evidence` and `POST /api/read`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// Arguments of `read_okf_evidence` and `POST /api/read`: an ask request plus the delivery
+/// fields.
+#[derive(Debug, Clone)]
 pub struct ReadArgs {
-    /// Logical bundle id.
-    pub bundle: String,
-    /// The question the context was built for.
-    pub question: String,
-    /// Named version (default: the bundle's default).
-    #[serde(default)]
-    pub version: Option<String>,
-    /// Date selecting the version in effect.
-    #[serde(default)]
-    pub as_of: Option<String>,
-    /// Assembly budget overrides, exactly as first asked.
-    #[serde(default)]
-    pub budget: Option<Value>,
+    /// The replayed request (decoded by the same strict decoder as `/api/ask`).
+    pub ask: AskRequest,
     /// The identity the replay must reproduce.
     pub context_id: String,
     /// record_text, record_metadata, relationships, diagnostics or package.
     pub section: String,
     /// The selected record, for the two record sections.
-    #[serde(default)]
     pub record_id: Option<String>,
     /// Start, in UTF-16 code units.
-    #[serde(default)]
     pub offset: u64,
     /// Largest response in bytes (8,192–65,536, default 16,384).
-    #[serde(default)]
     pub delivery_bytes: Option<u64>,
+}
+
+/// The delivery fields of a body, taken out so the rest decodes as an ask request.
+struct DeliveryFields(Map<String, Value>);
+
+impl DeliveryFields {
+    /// Splits `value` into the listed delivery fields and the ask request.
+    fn split(value: Value, keys: &[&str]) -> Result<(AskRequest, Self), DeliveryFailure> {
+        let Value::Object(mut map) = value else {
+            return Err(invalid("body", "must be a JSON object"));
+        };
+        let fields = keys
+            .iter()
+            .filter_map(|k| map.remove(*k).map(|v| ((*k).to_owned(), v)))
+            .collect();
+        Ok((
+            AskRequest::from_value(Value::Object(map))?,
+            DeliveryFields(fields),
+        ))
+    }
+
+    fn string(&mut self, key: &'static str) -> Result<Option<String>, DeliveryFailure> {
+        match self.0.remove(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(Value::Null) => Err(invalid(key, "must not be null; omit the field instead")),
+            Some(_) => Err(invalid(key, "must be a string")),
+        }
+    }
+
+    fn integer(&mut self, key: &'static str) -> Result<Option<u64>, DeliveryFailure> {
+        match self.0.remove(key) {
+            None => Ok(None),
+            Some(Value::Number(n)) => n
+                .as_u64()
+                .map(Some)
+                .ok_or_else(|| invalid(key, "must be an integer of at least 0")),
+            Some(Value::Null) => Err(invalid(key, "must not be null; omit the field instead")),
+            Some(_) => Err(invalid(key, "must be an integer")),
+        }
+    }
+}
+
+impl CatalogueArgs {
+    /// Decodes arguments (closed: ask request fields plus context_id, offset, delivery_bytes).
+    pub fn from_value(value: Value) -> Result<Self, DeliveryFailure> {
+        let (ask, mut f) =
+            DeliveryFields::split(value, &["context_id", "offset", "delivery_bytes"])?;
+        Ok(CatalogueArgs {
+            ask,
+            context_id: f.string("context_id")?,
+            offset: f.integer("offset")?.unwrap_or(0),
+            delivery_bytes: f.integer("delivery_bytes")?,
+        })
+    }
+}
+
+impl ReadArgs {
+    /// Decodes arguments (closed: ask request fields plus context_id, section, record_id,
+    /// offset, delivery_bytes).
+    pub fn from_value(value: Value) -> Result<Self, DeliveryFailure> {
+        let (ask, mut f) = DeliveryFields::split(
+            value,
+            &[
+                "context_id",
+                "section",
+                "record_id",
+                "offset",
+                "delivery_bytes",
+            ],
+        )?;
+        Ok(ReadArgs {
+            ask,
+            context_id: f
+                .string("context_id")?
+                .ok_or_else(|| invalid("context_id", "is required"))?,
+            section: f
+                .string("section")?
+                .ok_or_else(|| invalid("section", "is required"))?,
+            record_id: f.string("record_id")?,
+            offset: f.integer("offset")?.unwrap_or(0),
+            delivery_bytes: f.integer("delivery_bytes")?,
+        })
+    }
 }
 
 /// Why a delivery call returned nothing.
@@ -273,13 +328,7 @@ pub fn catalogue(
             "a continuation page (offset > 0) needs the context_id of the first page",
         ));
     }
-    let request = AskRequest {
-        bundle: args.bundle,
-        question: args.question,
-        version: args.version,
-        as_of: args.as_of,
-        budget: args.budget,
-    };
+    let request = args.ask;
     let Replay {
         context,
         mut extras,
@@ -338,13 +387,7 @@ pub fn read(service: &Service, args: ReadArgs, origin: &str) -> Result<Delivered
     {
         return Err(invalid("record_id", "must be 1-2000 characters"));
     }
-    let request = AskRequest {
-        bundle: args.bundle,
-        question: args.question,
-        version: args.version,
-        as_of: args.as_of,
-        budget: args.budget,
-    };
+    let request = args.ask;
     let Replay {
         context,
         extras,

@@ -30,10 +30,24 @@ pub struct HttpConfig {
     pub max_body_bytes: usize,
     /// Longest time from request to response, body reading included.
     pub request_timeout: Duration,
-    /// Most requests handled at once; more get 429.
+    /// Most requests handled at once once their bodies are in hand; more get 429.
     pub max_concurrent: usize,
-    /// At most this many requests per window; more get 429 (`None` disables).
+    /// Most requests still receiving their bodies; more get 429. Separate from
+    /// `max_concurrent` so slow senders cannot take the slots of complete requests.
+    pub max_reading: usize,
+    /// At most this many requests per window in each route class (asks, everything else);
+    /// more get 429. `/health` is never counted. `None` disables.
     pub rate_limit: Option<(u32, Duration)>,
+    /// Most bytes of request headers (names and values) a request may carry; more get 431.
+    pub max_header_bytes: usize,
+    /// Longest request target (path and query); longer gets 414.
+    pub max_uri_bytes: usize,
+    /// Most open connections; further connections are closed as soon as they are accepted.
+    pub max_connections: usize,
+    /// Time a connection may take to send a complete request head, counted from the
+    /// connection's start or from the end of the previous response: it closes idle and
+    /// slow-header connections.
+    pub header_read_timeout: Duration,
 }
 
 impl HttpConfig {
@@ -44,20 +58,46 @@ impl HttpConfig {
             allowed_origins: vec![
                 format!("http://127.0.0.1:{port}"),
                 format!("http://localhost:{port}"),
+                format!("http://[::1]:{port}"),
             ],
             max_body_bytes: 32 * 1024,
             request_timeout: Duration::from_secs(10),
             max_concurrent: 64,
+            max_reading: 256,
             rate_limit: Some((6000, Duration::from_secs(60))),
+            max_header_bytes: 16 * 1024,
+            max_uri_bytes: 8 * 1024,
+            max_connections: 1024,
+            header_read_timeout: Duration::from_secs(5),
         }
     }
 }
 
-/// Fixed-window request counter shared by all routes.
+/// Fixed-window request counter of one route class.
 #[derive(Debug)]
 struct RateWindow {
     started: Instant,
     count: u32,
+}
+
+/// Which rate window a request counts against: a flood of cheap requests (404s, page
+/// assets) cannot lock out asks, and `/health` is never limited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RouteClass {
+    Health,
+    Ask,
+    Other,
+}
+
+fn route_class(request: &Request) -> RouteClass {
+    let path = request.uri().path();
+    if path == "/health" {
+        RouteClass::Health
+    } else if request.method() == Method::POST && (path == "/api/ask" || path == "/mcp") {
+        RouteClass::Ask
+    } else {
+        RouteClass::Other
+    }
 }
 
 #[derive(Clone)]
@@ -65,7 +105,9 @@ struct AppState {
     service: Arc<Service>,
     config: Arc<HttpConfig>,
     permits: Arc<Semaphore>,
-    window: Arc<Mutex<RateWindow>>,
+    readers: Arc<Semaphore>,
+    ask_window: Arc<Mutex<RateWindow>>,
+    other_window: Arc<Mutex<RateWindow>>,
 }
 
 /// What a handler tells the request log about its outcome.
@@ -90,9 +132,11 @@ fn error_body(status: StatusCode, code: &str, message: &str, field: Option<&str>
 
 fn service_error(e: &ServiceError) -> Response {
     let status = match e {
-        ServiceError::InvalidRequest { .. } | ServiceError::Engine(_) => StatusCode::BAD_REQUEST,
+        ServiceError::InvalidRequest { .. }
+        | ServiceError::InvalidJson(_)
+        | ServiceError::Engine(_) => StatusCode::BAD_REQUEST,
         ServiceError::UnknownBundle { .. }
-        | ServiceError::UnknownVersion(_)
+        | ServiceError::UnknownVersion { .. }
         | ServiceError::ContextNotRetained(_) => StatusCode::NOT_FOUND,
         ServiceError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
     };
@@ -138,13 +182,18 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
         Arc::new(NeverSessionManager::default()),
         mcp_config,
     );
+    let window = || {
+        Arc::new(Mutex::new(RateWindow {
+            started: Instant::now(),
+            count: 0,
+        }))
+    };
     let state = AppState {
         service,
         permits: Arc::new(Semaphore::new(config.max_concurrent)),
-        window: Arc::new(Mutex::new(RateWindow {
-            started: Instant::now(),
-            count: 0,
-        })),
+        readers: Arc::new(Semaphore::new(config.max_reading)),
+        ask_window: window(),
+        other_window: window(),
         config: Arc::new(config),
     };
     Router::new()
@@ -169,13 +218,16 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
                 )),
         )
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        // Outermost last: log and headers, framing, Host/Origin, content type, then load
+        // (rate, body reading, slots) right before the handler.
+        .layer(middleware::from_fn_with_state(state.clone(), load_guard))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             content_type_guard,
         ))
-        .layer(middleware::from_fn_with_state(state.clone(), timeout_guard))
-        .layer(middleware::from_fn_with_state(state.clone(), load_guard))
         .layer(middleware::from_fn_with_state(state.clone(), origin_guard))
+        .layer(middleware::from_fn_with_state(state.clone(), framing_guard))
         .layer(middleware::from_fn(headers_and_log))
         .with_state(state)
 }
@@ -184,12 +236,81 @@ async fn not_found() -> Response {
     error_body(StatusCode::NOT_FOUND, "not_found", "no such route", None)
 }
 
+async fn method_not_allowed() -> Response {
+    error_body(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this route does not accept that method",
+        None,
+    )
+}
+
+/// The code of an error response some inner service (the MCP transport, the page's asset
+/// route) wrote without a JSON body.
+fn status_code_name(status: StatusCode) -> &'static str {
+    match status {
+        StatusCode::BAD_REQUEST => "bad_request",
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::NOT_ACCEPTABLE => "not_acceptable",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+        StatusCode::PAYLOAD_TOO_LARGE => "body_too_large",
+        StatusCode::TOO_MANY_REQUESTS => "rate_limited",
+        s if s.is_server_error() => "internal",
+        _ => "error",
+    }
+}
+
+/// Replaces a non-JSON error body with the JSON error shape, keeping status and headers.
+fn ensure_json_error(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let (mut parts, _) = response.into_parts();
+    let message = status.canonical_reason().unwrap_or("error").to_lowercase();
+    let replacement = error_body(status, status_code_name(status), &message, None);
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    Response::from_parts(parts, replacement.into_body())
+}
+
+/// Longest text of one log field; longer values are cut (and marked).
+const MAX_LOG_FIELD_CHARS: usize = 128;
+
+/// A request-controlled value made safe for a log line: control characters, quotes and
+/// backslashes escaped (so no value can end a line or forge a field), at most
+/// [`MAX_LOG_FIELD_CHARS`] characters.
+fn log_safe(value: &str) -> String {
+    let mut out = String::with_capacity(value.len().min(MAX_LOG_FIELD_CHARS + 8));
+    for (n, c) in value.chars().enumerate() {
+        if n == MAX_LOG_FIELD_CHARS {
+            out.push_str("...");
+            break;
+        }
+        if c.is_control() || c == '"' || c == '\\' || c == '\u{2028}' || c == '\u{2029}' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Security headers on every response, and one log line per request (never the question).
 async fn headers_and_log(request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
     let route = request.uri().path().to_owned();
-    let mut response = next.run(request).await;
+    let mut response = ensure_json_error(next.run(request).await);
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(
@@ -207,15 +328,15 @@ async fn headers_and_log(request: Request, next: Next) -> Response {
         .unwrap_or_default();
     // Context ids are not secret, but keep the logged route to its template.
     let route = if route.starts_with("/api/context/") {
-        "/api/context/{id}"
+        "/api/context/{id}".to_owned()
     } else {
-        route.as_str()
+        log_safe(&route)
     };
     tracing::info!(
         target: "okf::http",
-        method = %method,
+        method = %log_safe(method.as_str()),
         route = %route,
-        bundle = %fields.bundle.as_deref().unwrap_or("-"),
+        bundle = %fields.bundle.as_deref().map_or_else(|| "-".to_owned(), log_safe),
         status = response.status().as_u16(),
         evidence_status = %fields.evidence_status.unwrap_or("-"),
         duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
@@ -223,13 +344,99 @@ async fn headers_and_log(request: Request, next: Next) -> Response {
     response
 }
 
-fn host_name(host: &str) -> &str {
-    // Strip a port: "[::1]:80" -> "[::1]", "localhost:80" -> "localhost".
-    if host.starts_with('[') {
-        host.find(']').map_or(host, |i| &host[..=i])
+/// The host name of a `Host` header value (`host` or `host:port`, IPv6 in brackets), or
+/// `None` when the port is not a number in 1..=65535 or anything follows the name.
+fn host_name(host: &str) -> Option<&str> {
+    let (name, port) = if host.starts_with('[') {
+        let end = host.find(']')?;
+        let rest = &host[end + 1..];
+        let port = if rest.is_empty() {
+            None
+        } else {
+            Some(rest.strip_prefix(':')?)
+        };
+        (&host[..=end], port)
     } else {
-        host.rsplit_once(':').map_or(host, |(h, _)| h)
+        match host.split_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (host, None),
+        }
+    };
+    let port_ok = port.is_none_or(|p| {
+        !p.is_empty()
+            && p.len() <= 5
+            && p.bytes().all(|b| b.is_ascii_digit())
+            && p.parse::<u16>().is_ok_and(|n| n > 0)
+    });
+    (port_ok && !name.is_empty()).then_some(name)
+}
+
+fn bad_header(code: &str, message: &str, field: &str) -> Response {
+    error_body(StatusCode::BAD_REQUEST, code, message, Some(field))
+}
+
+/// Framing and size checks hyper leaves to the application: one `Host` and at most one
+/// `Origin` (a second copy would be checked by nobody), `Transfer-Encoding` only as plain
+/// `chunked` (501 otherwise: no other coding is decoded here), a bounded request target and
+/// header block (a JSON 414/431 below hyper's own hard limits).
+async fn framing_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    for (name, field) in [(header::HOST, "Host"), (header::ORIGIN, "Origin")] {
+        if headers.get_all(&name).iter().count() > 1 {
+            return bad_header(
+                "duplicate_header",
+                &format!("the {field} header must appear at most once"),
+                field,
+            );
+        }
     }
+    let codings: Vec<_> = headers.get_all(header::TRANSFER_ENCODING).iter().collect();
+    let plain_chunked = match codings.as_slice() {
+        [] => true,
+        [one] => one
+            .to_str()
+            .is_ok_and(|v| v.trim().eq_ignore_ascii_case("chunked")),
+        _ => false,
+    };
+    if !plain_chunked {
+        return error_body(
+            StatusCode::NOT_IMPLEMENTED,
+            "transfer_coding_not_implemented",
+            "only the chunked transfer coding is accepted",
+            Some("Transfer-Encoding"),
+        );
+    }
+    let target = request
+        .uri()
+        .path_and_query()
+        .map_or(0, |p| p.as_str().len());
+    if target > state.config.max_uri_bytes {
+        return error_body(
+            StatusCode::URI_TOO_LONG,
+            "uri_too_long",
+            &format!(
+                "the request target is over {} bytes",
+                state.config.max_uri_bytes
+            ),
+            None,
+        );
+    }
+    let header_bytes: usize = headers
+        .iter()
+        .map(|(k, v)| k.as_str().len() + v.len())
+        .sum();
+    if header_bytes > state.config.max_header_bytes {
+        return error_body(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            "headers_too_large",
+            &format!(
+                "the request headers are over {} bytes",
+                state.config.max_header_bytes
+            ),
+            None,
+        );
+    }
+    next.run(request).await
 }
 
 /// Host and Origin allow-lists (DNS-rebinding and cross-site protection).
@@ -238,7 +445,7 @@ async fn origin_guard(State(state): State<AppState>, request: Request, next: Nex
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
-        .map(host_name);
+        .and_then(host_name);
     let host_ok = host.is_some_and(|h| {
         state
             .config
@@ -251,7 +458,7 @@ async fn origin_guard(State(state): State<AppState>, request: Request, next: Nex
             StatusCode::FORBIDDEN,
             "host_not_allowed",
             "the Host header is not on this server's allow-list",
-            None,
+            Some("Host"),
         );
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
@@ -263,7 +470,7 @@ async fn origin_guard(State(state): State<AppState>, request: Request, next: Nex
                 StatusCode::FORBIDDEN,
                 "origin_not_allowed",
                 "the Origin is not on this server's allow-list",
-                None,
+                Some("Origin"),
             );
         }
     }
@@ -278,62 +485,114 @@ fn too_many(retry_after: u64, message: &str) -> Response {
     response
 }
 
-/// Rate limit (fixed window) and concurrency limit; both answer 429 with `Retry-After`.
-async fn load_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if let Some((limit, window)) = state.config.rate_limit {
-        let retry = {
-            let Ok(mut w) = state.window.lock() else {
-                return error_body(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal",
-                    "rate limiter unavailable",
-                    None,
-                );
-            };
-            let now = Instant::now();
-            if now.duration_since(w.started) >= window {
-                w.started = now;
-                w.count = 0;
+/// Counts a request against its class's window; `Some(seconds)` when the window is full.
+fn rate_check(state: &AppState, class: RouteClass) -> Option<u64> {
+    let window_lock = match class {
+        RouteClass::Health => return None,
+        RouteClass::Ask => &state.ask_window,
+        RouteClass::Other => &state.other_window,
+    };
+    let (limit, window) = state.config.rate_limit?;
+    // The window is two counters, valid whatever a panicking holder left behind.
+    let mut w = window_lock
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let now = Instant::now();
+    if now.duration_since(w.started) >= window {
+        w.started = now;
+        w.count = 0;
+    }
+    if w.count >= limit {
+        return Some(
+            window
+                .saturating_sub(now.duration_since(w.started))
+                .as_secs()
+                .max(1),
+        );
+    }
+    w.count += 1;
+    None
+}
+
+fn timed_out() -> Response {
+    error_body(
+        StatusCode::REQUEST_TIMEOUT,
+        "request_timeout",
+        "the request did not complete in time",
+        None,
+    )
+}
+
+/// Reads a whole body within `limit` bytes. Broken framing (a bad chunk) is a 400, not a 413.
+async fn read_body(mut body: Body, limit: usize) -> Result<bytes::Bytes, Response> {
+    use http_body_util::BodyExt;
+    let mut buffer = bytes::BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|_| {
+            error_body(
+                StatusCode::BAD_REQUEST,
+                "malformed_body",
+                "the request body ended early or its chunked framing is broken",
+                Some("body"),
+            )
+        })?;
+        if let Ok(data) = frame.into_data() {
+            if buffer.len() + data.len() > limit {
+                return Err(error_body(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "body_too_large",
+                    "the request body is over the limit",
+                    Some("body"),
+                ));
             }
-            if w.count >= limit {
-                Some(
-                    window
-                        .saturating_sub(now.duration_since(w.started))
-                        .as_secs()
-                        .max(1),
-                )
-            } else {
-                w.count += 1;
-                None
-            }
-        };
-        if let Some(seconds) = retry {
-            return too_many(
-                seconds,
-                "too many requests in this window; retry after the indicated seconds",
-            );
+            buffer.extend_from_slice(&data);
         }
     }
-    // Held until the response is produced, body reading included.
+    Ok(buffer.freeze())
+}
+
+/// Rate limit (fixed window per route class, `/health` exempt), then the slot policy: a POST
+/// body is read under a *reading* permit, and a processing slot is taken only once the whole
+/// request is in hand, so slow senders cannot starve complete requests. The request
+/// deadline covers body reading and handling; both limits answer 429 with `Retry-After`.
+async fn load_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let class = route_class(&request);
+    if class == RouteClass::Health {
+        return next.run(request).await;
+    }
+    if let Some(seconds) = rate_check(&state, class) {
+        return too_many(
+            seconds,
+            "too many requests in this window; retry after the indicated seconds",
+        );
+    }
+    let deadline = tokio::time::Instant::now() + state.config.request_timeout;
+    let request = if request.method() == Method::POST {
+        let Ok(_reading) = Arc::clone(&state.readers).try_acquire_owned() else {
+            return too_many(
+                1,
+                "the server is receiving its maximum number of request bodies; retry shortly",
+            );
+        };
+        let (parts, body) = request.into_parts();
+        match tokio::time::timeout_at(deadline, read_body(body, state.config.max_body_bytes)).await
+        {
+            Err(_) => return timed_out(),
+            Ok(Err(response)) => return response,
+            Ok(Ok(bytes)) => Request::from_parts(parts, Body::from(bytes)),
+        }
+    } else {
+        request
+    };
     let Ok(_permit) = Arc::clone(&state.permits).try_acquire_owned() else {
         return too_many(
             1,
             "the server is handling its maximum number of concurrent requests; retry shortly",
         );
     };
-    next.run(request).await
-}
-
-/// Caps the whole exchange, so a slow body cannot hold a slot forever.
-async fn timeout_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    match tokio::time::timeout(state.config.request_timeout, next.run(request)).await {
+    match tokio::time::timeout_at(deadline, next.run(request)).await {
         Ok(response) => response,
-        Err(_) => error_body(
-            StatusCode::REQUEST_TIMEOUT,
-            "request_timeout",
-            "the request did not complete in time",
-            None,
-        ),
+        Err(_) => timed_out(),
     }
 }
 
@@ -355,7 +614,7 @@ async fn content_type_guard(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "unsupported_media_type",
                 "the body must be application/json",
-                None,
+                Some("Content-Type"),
             );
         }
         if request.headers().contains_key(header::CONTENT_ENCODING) {
@@ -363,7 +622,7 @@ async fn content_type_guard(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "unsupported_media_type",
                 "encoded bodies are not accepted",
-                None,
+                Some("Content-Encoding"),
             );
         }
         let declared = request
@@ -376,7 +635,7 @@ async fn content_type_guard(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "body_too_large",
                 "the request body is over the limit",
-                None,
+                Some("body"),
             );
         }
     }
@@ -421,40 +680,15 @@ async fn mcp_body_guard(State(state): State<AppState>, request: Request, next: N
         .await
 }
 
-async fn read_json_body(body: Body, limit: usize) -> Result<Value, Response> {
-    let bytes = to_bytes(body, limit).await.map_err(|_| {
-        error_body(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "body_too_large",
-            "the request body is over the limit",
-            None,
-        )
-    })?;
-    serde_json::from_slice(&bytes).map_err(|e| {
-        error_body(
-            StatusCode::BAD_REQUEST,
-            "invalid_json",
-            &format!("the body is not JSON: {e}"),
-            None,
-        )
-    })
-}
-
 async fn ask(State(state): State<AppState>, request: Request) -> Response {
-    let value = match read_json_body(request.into_body(), state.config.max_body_bytes).await {
-        Ok(v) => v,
+    // load_guard has already read the body within the limit; this only collects it.
+    let bytes = match read_body(request.into_body(), state.config.max_body_bytes).await {
+        Ok(b) => b,
         Err(response) => return response,
     };
-    let req: AskRequest = match serde_json::from_value(value) {
+    let req = match AskRequest::from_json_slice(&bytes) {
         Ok(r) => r,
-        Err(e) => {
-            return error_body(
-                StatusCode::BAD_REQUEST,
-                "invalid_request",
-                &e.to_string(),
-                None,
-            );
-        }
+        Err(e) => return service_error(&e),
     };
     let service = Arc::clone(&state.service);
     let bundle = req.bundle.clone();
@@ -501,10 +735,15 @@ fn delivery_error(e: &crate::delivery::DeliveryFailure) -> Response {
     error_body(status, e.code(), &e.to_string(), e.field().as_deref())
 }
 
-/// Decodes a delivery body, runs the (CPU-bound) replay off the async workers.
-async fn deliver<A, F>(state: AppState, request: Request, run: F) -> Response
+/// Decodes a delivery body strictly, runs the (CPU-bound) replay off the async workers.
+async fn deliver<A, F>(
+    state: AppState,
+    request: Request,
+    decode: fn(Value) -> Result<A, crate::delivery::DeliveryFailure>,
+    run: F,
+) -> Response
 where
-    A: serde::de::DeserializeOwned + Send + 'static,
+    A: Send + 'static,
     F: FnOnce(
             &Service,
             A,
@@ -514,20 +753,17 @@ where
         + 'static,
 {
     let origin = request_origin(&request);
-    let value = match read_json_body(request.into_body(), state.config.max_body_bytes).await {
-        Ok(v) => v,
+    let bytes = match read_body(request.into_body(), state.config.max_body_bytes).await {
+        Ok(b) => b,
         Err(response) => return response,
     };
-    let args: A = match serde_json::from_value(value) {
+    let value = match crate::strict_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => return service_error(&ServiceError::InvalidJson(e)),
+    };
+    let args = match decode(value) {
         Ok(a) => a,
-        Err(e) => {
-            return error_body(
-                StatusCode::BAD_REQUEST,
-                "invalid_request",
-                &e.to_string(),
-                None,
-            );
-        }
+        Err(e) => return delivery_error(&e),
     };
     let service = Arc::clone(&state.service);
     match tokio::task::spawn_blocking(move || run(&service, args, &origin)).await {
@@ -543,11 +779,13 @@ where
 }
 
 async fn catalogue(State(state): State<AppState>, request: Request) -> Response {
-    deliver(state, request, crate::delivery::catalogue).await
+    use crate::delivery::{CatalogueArgs, catalogue};
+    deliver(state, request, CatalogueArgs::from_value, catalogue).await
 }
 
 async fn read_evidence(State(state): State<AppState>, request: Request) -> Response {
-    deliver(state, request, crate::delivery::read).await
+    use crate::delivery::{ReadArgs, read};
+    deliver(state, request, ReadArgs::from_value, read).await
 }
 
 async fn context(State(state): State<AppState>, Path(context_id): Path<String>) -> Response {

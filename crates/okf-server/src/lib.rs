@@ -5,6 +5,7 @@
 //! same package bytes for the same bundle, question and budget, because all three call
 //! [`okf_engine::assemble`] on the same verified index with the same binding.
 
+mod connections;
 pub mod delivery;
 mod http;
 mod mcp;
@@ -12,6 +13,7 @@ mod page;
 pub mod registry;
 pub mod schemas;
 pub mod service;
+mod strict_json;
 
 pub use http::{HttpConfig, router};
 pub use mcp::{INSTRUCTIONS, OkfMcp};
@@ -58,11 +60,10 @@ pub async fn serve(
     let local = listener.local_addr()?;
     let mut config = HttpConfig::loopback(local.port());
     configure(&mut config);
+    let limits = connections::ConnectionLimits::from(&config);
     let app = router(Arc::new(service), config);
     on_listening(local);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    connections::serve_connections(listener, app, limits, shutdown_signal()).await;
     Ok(())
 }
 

@@ -206,15 +206,11 @@ fn delivery_failure(e: &crate::delivery::DeliveryFailure) -> CallToolResult {
 }
 
 fn run_manifest(service: &Service, arguments: Value, origin: &str) -> Outcome {
-    let args = match serde_json::from_value::<crate::delivery::CatalogueArgs>(arguments) {
+    let args = match crate::delivery::CatalogueArgs::from_value(arguments) {
         Ok(args) => args,
-        Err(e) => {
-            return Outcome::of(tool_error(format!(
-                "invalid_arguments: {e}. Nothing was delivered."
-            )));
-        }
+        Err(e) => return Outcome::of(delivery_failure(&e)),
     };
-    let bundle = Some(args.bundle.clone());
+    let bundle = Some(args.ask.bundle.clone());
     let result = match crate::delivery::catalogue(service, args, origin) {
         Ok(page) => {
             let link = rmcp::model::Resource::new(page.review_url.clone(), "Ask OKF review page")
@@ -233,15 +229,11 @@ fn run_manifest(service: &Service, arguments: Value, origin: &str) -> Outcome {
 }
 
 fn run_read(service: &Service, arguments: Value, origin: &str) -> Outcome {
-    let args = match serde_json::from_value::<crate::delivery::ReadArgs>(arguments) {
+    let args = match crate::delivery::ReadArgs::from_value(arguments) {
         Ok(args) => args,
-        Err(e) => {
-            return Outcome::of(tool_error(format!(
-                "invalid_arguments: {e}. Nothing was delivered."
-            )));
-        }
+        Err(e) => return Outcome::of(delivery_failure(&e)),
     };
-    let bundle = Some(args.bundle.clone());
+    let bundle = Some(args.ask.bundle.clone());
     let result = match crate::delivery::read(service, args, origin) {
         Ok(slice) => {
             let mut result = CallToolResult::structured(slice.value);
@@ -351,9 +343,11 @@ fn package_result(json: &str) -> CallToolResult {
 }
 
 fn run_ask(service: &Service, arguments: Value, _origin: &str) -> Outcome {
-    match serde_json::from_value::<AskRequest>(arguments) {
+    // The decoder shared with POST /api/ask: a decoded bundle id is a logical id.
+    match AskRequest::from_value(arguments) {
         Err(e) => Outcome::of(tool_error(format!(
-            "invalid_arguments: {e}. No package was assembled."
+            "invalid_arguments (field {}): {e}. No package was assembled.",
+            e.field().unwrap_or_default()
         ))),
         Ok(req) => Outcome {
             bundle: Some(req.bundle.clone()),

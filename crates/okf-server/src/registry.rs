@@ -201,7 +201,13 @@ impl Registry {
             path: path.into(),
             source,
         })?;
-        let file: RegistryFile = toml::from_str(&text).map_err(|e| RegistryError::Parse {
+        Self::from_toml(&text, path)
+    }
+
+    /// Parses and verifies registry text as if read from `path` (index paths resolve against
+    /// its folder). Refused versions are kept as entries; only a malformed registry errs.
+    pub fn from_toml(text: &str, path: &Path) -> Result<Self, RegistryError> {
+        let file: RegistryFile = toml::from_str(text).map_err(|e| RegistryError::Parse {
             path: path.into(),
             message: e.to_string(),
         })?;
@@ -318,6 +324,38 @@ impl Registry {
     }
 }
 
+/// Largest index file read at start-up.
+pub const MAX_INDEX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Reads one index file. The reason names no path and no OS message: it is shown to clients
+/// by `/api/bundles` (the operator's log has the registry to find the file).
+fn read_index_file(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let unreadable = |e: std::io::Error| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "it does not exist",
+            std::io::ErrorKind::PermissionDenied => "permission denied",
+            _ => "read error",
+        };
+        format!("cannot read the index file: {why}")
+    };
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    // A device or FIFO (e.g. /dev/zero) would never end; only regular files are indexes.
+    if !file.metadata().map_err(unreadable)?.is_file() {
+        return Err("cannot read the index file: it is not a regular file".into());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_INDEX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > MAX_INDEX_FILE_BYTES {
+        return Err(format!(
+            "the index file is over {MAX_INDEX_FILE_BYTES} bytes"
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Reads, hashes, validates and binds one index file.
 fn load_version(
     path: &Path,
@@ -333,7 +371,7 @@ fn load_version(
         index_sha256: sha256.to_owned(),
     };
     okf_engine::check_binding(&binding).map_err(|e| format!("index_url: {e}"))?;
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = read_index_file(path)?;
     let actual = okf_engine::canonical::sha256_hex(&bytes);
     if actual != sha256 {
         return Err(format!(

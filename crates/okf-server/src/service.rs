@@ -4,28 +4,148 @@
 
 use crate::registry::{BundleEntry, LoadedVersion, Registry, is_date, is_logical_id};
 use okf_engine::{Assembled, Budget, assemble, explain};
-use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 /// The body of `POST /api/ask` and the arguments of the `ask_okf` tool.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+///
+/// Both adapters decode it with [`AskRequest::from_json_slice`] or
+/// [`AskRequest::from_value`], which enforce the published closed schema exactly (see
+/// `schemas/ask-request.schema.json`): an object, no unknown or duplicate keys, no `null`
+/// for an optional field, and every error naming its field.
+#[derive(Debug, Clone, PartialEq)]
 pub struct AskRequest {
     /// Logical bundle id from the registry.
     pub bundle: String,
     /// The question, 1–4000 characters, not blank.
     pub question: String,
     /// Named version of the bundle (default: the bundle's default version).
-    #[serde(default)]
     pub version: Option<String>,
     /// Date (YYYY-MM-DD): use the latest version published on or before it.
-    #[serde(default)]
     pub as_of: Option<String>,
     /// Budget overrides; checked by the engine's rules.
-    #[serde(default)]
     pub budget: Option<Value>,
+}
+
+/// The keys of an ask request, in schema order.
+const ASK_FIELDS: [&str; 5] = ["bundle", "question", "version", "as_of", "budget"];
+
+/// Longest unknown key echoed back as an error's `field`.
+const MAX_ECHOED_KEY_CHARS: usize = 64;
+
+impl AskRequest {
+    /// Decodes a request body: JSON with no duplicate key at any depth, then
+    /// [`AskRequest::from_value`].
+    pub fn from_json_slice(bytes: &[u8]) -> Result<Self, ServiceError> {
+        let value = crate::strict_json::from_slice(bytes).map_err(ServiceError::InvalidJson)?;
+        Self::from_value(value)
+    }
+
+    /// Decodes parsed arguments against the closed schema and checks the id formats, so a
+    /// decoded request's `bundle` is always a logical id (safe to log).
+    pub fn from_value(value: Value) -> Result<Self, ServiceError> {
+        let Value::Object(mut map) = value else {
+            return Err(invalid(
+                "body",
+                format!("must be a JSON object, not {}", json_kind(&value)),
+            ));
+        };
+        if let Some(unknown) = map.keys().find(|k| !ASK_FIELDS.contains(&k.as_str())) {
+            let shown: String = unknown.chars().take(MAX_ECHOED_KEY_CHARS).collect();
+            return Err(ServiceError::InvalidRequest {
+                field: shown,
+                message: format!(
+                    "is not a field of an ask request (allowed: {})",
+                    ASK_FIELDS.join(", ")
+                ),
+            });
+        }
+        let mut string = |field: &'static str, required: bool| match map.remove(field) {
+            None if required => Err(invalid(field, "is required")),
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(Value::Null) if !required => Err(invalid(
+                field,
+                "must not be null; omit the field to use the default",
+            )),
+            Some(other) => Err(invalid(
+                field,
+                format!("must be a string, not {}", json_kind(&other)),
+            )),
+        };
+        let bundle = string("bundle", true)?.unwrap_or_default();
+        let question = string("question", true)?.unwrap_or_default();
+        let version = string("version", false)?;
+        let as_of = string("as_of", false)?;
+        let budget = match map.remove("budget") {
+            None => None,
+            Some(Value::Object(b)) => Some(Value::Object(b)),
+            Some(Value::Null) => {
+                return Err(invalid(
+                    "budget",
+                    "must not be null; omit the field to use the default",
+                ));
+            }
+            Some(other) => {
+                return Err(invalid(
+                    "budget",
+                    format!("must be an object, not {}", json_kind(&other)),
+                ));
+            }
+        };
+        let request = AskRequest {
+            bundle,
+            question,
+            version,
+            as_of,
+            budget,
+        };
+        request.check_ids()?;
+        Ok(request)
+    }
+
+    /// The format rules of `bundle`, `version` and `as_of`, checked before any lookup.
+    pub fn check_ids(&self) -> Result<(), ServiceError> {
+        check_selector(&self.bundle, self.version.as_deref(), self.as_of.as_deref())
+    }
+}
+
+/// The format rules of a bundle selector (`bundle`, `version`, `as_of`), checked before any
+/// lookup: anything that looks like a URL or path is refused before it reaches the registry.
+fn check_selector(
+    bundle: &str,
+    version: Option<&str>,
+    as_of: Option<&str>,
+) -> Result<(), ServiceError> {
+    if !is_logical_id(bundle) {
+        return Err(invalid(
+            "bundle",
+            "must be a logical bundle id matching ^[a-z0-9][a-z0-9._-]{0,63}$, never a URL or path",
+        ));
+    }
+    if version.is_some() && as_of.is_some() {
+        return Err(invalid("as_of", "give either version or as_of, not both"));
+    }
+    if version.is_some_and(|v| !is_logical_id(v)) {
+        return Err(invalid("version", "must match ^[a-z0-9][a-z0-9._-]{0,63}$"));
+    }
+    if as_of.is_some_and(|d| !is_date(d)) {
+        return Err(invalid("as_of", "must be a calendar date YYYY-MM-DD"));
+    }
+    Ok(())
+}
+
+/// The JSON type of a value, as the schema names it.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// Why a request was not answered with a package.
@@ -34,11 +154,14 @@ pub enum ServiceError {
     /// The request breaks an input rule; nothing was assembled.
     #[error("{field}: {message}")]
     InvalidRequest {
-        /// The offending field.
-        field: &'static str,
+        /// The offending field (`body` for the request as a whole).
+        field: String,
         /// What is wrong.
         message: String,
     },
+    /// The body is not one well-formed JSON document (or repeats a key).
+    #[error("the body {0}")]
+    InvalidJson(String),
     /// The bundle id is not in the registry.
     #[error(
         "bundle {bundle:?} is not served here; the bundles this server serves are: {served} (the bundle enum of the ask_okf tool and GET /api/bundles list them too)"
@@ -50,8 +173,13 @@ pub enum ServiceError {
         served: String,
     },
     /// The version is not declared for the bundle, or none was in effect at `as_of`.
-    #[error("{0}")]
-    UnknownVersion(String),
+    #[error("{message}")]
+    UnknownVersion {
+        /// `version` or `as_of`: the field that selected nothing.
+        field: &'static str,
+        /// What was not found.
+        message: String,
+    },
     /// The bundle version was refused at start-up.
     #[error(
         "bundle {bundle:?} version {version:?} is not available: it failed verification at start-up"
@@ -77,8 +205,9 @@ impl ServiceError {
     pub fn code(&self) -> &'static str {
         match self {
             ServiceError::InvalidRequest { .. } => "invalid_request",
+            ServiceError::InvalidJson(_) => "invalid_json",
             ServiceError::UnknownBundle { .. } => "unknown_bundle",
-            ServiceError::UnknownVersion(_) => "unknown_version",
+            ServiceError::UnknownVersion { .. } => "unknown_version",
             ServiceError::Unavailable { .. } => "bundle_unavailable",
             ServiceError::Engine(e) => e.code(),
             ServiceError::ContextNotRetained(_) => "context_not_retained",
@@ -88,11 +217,11 @@ impl ServiceError {
     /// The request field at fault, where there is one.
     pub fn field(&self) -> Option<String> {
         match self {
-            ServiceError::InvalidRequest { field, .. } => Some((*field).to_owned()),
+            ServiceError::InvalidRequest { field, .. } => Some(field.clone()),
+            ServiceError::InvalidJson(_) => Some("body".into()),
             ServiceError::UnknownBundle { .. } => Some("bundle".into()),
-            ServiceError::UnknownVersion(_) | ServiceError::Unavailable { .. } => {
-                Some("version".into())
-            }
+            ServiceError::UnknownVersion { field, .. } => Some((*field).to_owned()),
+            ServiceError::Unavailable { .. } => Some("version".into()),
             ServiceError::Engine(e) => e.field(),
             ServiceError::ContextNotRetained(_) => None,
         }
@@ -101,7 +230,7 @@ impl ServiceError {
 
 fn invalid(field: &'static str, message: impl Into<String>) -> ServiceError {
     ServiceError::InvalidRequest {
-        field,
+        field: field.to_owned(),
         message: message.into(),
     }
 }
@@ -222,13 +351,6 @@ impl Service {
     }
 
     fn bundle(&self, id: &str) -> Result<&BundleEntry, ServiceError> {
-        // Refuse anything that looks like a URL or path before any lookup or file access.
-        if !is_logical_id(id) {
-            return Err(invalid(
-                "bundle",
-                "must be a logical bundle id matching ^[a-z0-9][a-z0-9._-]{0,63}$, never a URL or path",
-            ));
-        }
         self.registry
             .bundles
             .get(id)
@@ -273,6 +395,7 @@ impl Service {
         version: Option<&str>,
         as_of: Option<&str>,
     ) -> Result<(&'r str, &'r LoadedVersion), ServiceError> {
+        check_selector(bundle, version, as_of)?;
         let bundle = self.bundle(bundle)?;
         let name: &str = match (version, as_of) {
             (Some(_), Some(_)) => {
@@ -286,11 +409,9 @@ impl Service {
                     .versions
                     .get_key_value(v)
                     .map(|(k, _)| k.as_str())
-                    .ok_or_else(|| {
-                        ServiceError::UnknownVersion(format!(
-                            "bundle {:?} declares no version {v:?}",
-                            bundle.id
-                        ))
+                    .ok_or_else(|| ServiceError::UnknownVersion {
+                        field: "version",
+                        message: format!("bundle {:?} declares no version {v:?}", bundle.id),
                     })?
             }
             (None, Some(date)) => {
@@ -308,11 +429,12 @@ impl Service {
                     })
                     .max()
                     .map(|(_, name)| name)
-                    .ok_or_else(|| {
-                        ServiceError::UnknownVersion(format!(
+                    .ok_or_else(|| ServiceError::UnknownVersion {
+                        field: "as_of",
+                        message: format!(
                             "no version of bundle {:?} was published on or before {date}",
                             bundle.id
-                        ))
+                        ),
                     })?
             }
             (None, None) => bundle.default_version.as_str(),

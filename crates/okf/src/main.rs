@@ -6,6 +6,7 @@ mod delivery_cmd;
 mod eval_cmd;
 mod example;
 mod lint_cmd;
+mod log_lines;
 mod serve_cmd;
 
 use clap::{Args, Parser, Subcommand};

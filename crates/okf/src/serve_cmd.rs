@@ -26,9 +26,19 @@ pub(crate) struct ServeArgs {
     /// Most requests handled at once; more get 429.
     #[arg(long, default_value_t = 64)]
     max_concurrent: usize,
-    /// Most requests per minute across all clients; more get 429 (0 disables the limit).
+    /// Most requests per minute in each route class (asks; everything else) across all
+    /// clients; more get 429. /health is never limited (0 disables the limit).
     #[arg(long, default_value_t = 6000)]
     rate_limit_per_minute: u32,
+    /// Most requests still receiving their bodies; more get 429.
+    #[arg(long, default_value_t = 256)]
+    max_reading: usize,
+    /// Most open connections; further ones are closed at once.
+    #[arg(long, default_value_t = 1024)]
+    max_connections: usize,
+    /// Milliseconds a connection may take to send a request head (idle keep-alive included).
+    #[arg(long, default_value_t = 5_000)]
+    header_timeout_ms: u64,
     /// Request timeout in milliseconds, body reading included.
     #[arg(long, default_value_t = 10_000)]
     timeout_ms: u64,
@@ -57,7 +67,7 @@ pub(crate) enum ServeFailure {
 pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(move || crate::log_lines::OneLine::new(std::io::stderr(), ansi))
         .with_ansi(ansi)
         .with_target(true)
         .compact()
@@ -91,6 +101,9 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
         max_concurrent,
         rate_limit_per_minute,
         timeout_ms,
+        max_reading,
+        max_connections,
+        header_timeout_ms,
         ..
     } = args;
     let configure = Box::new(move |config: &mut HttpConfig| {
@@ -100,6 +113,9 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
         config.rate_limit =
             (rate_limit_per_minute > 0).then(|| (rate_limit_per_minute, Duration::from_secs(60)));
         config.request_timeout = Duration::from_millis(timeout_ms.max(1));
+        config.max_reading = max_reading.max(1);
+        config.max_connections = max_connections.max(1);
+        config.header_read_timeout = Duration::from_millis(header_timeout_ms.max(1));
     });
     runtime
         .block_on(okf_server::serve(service, &listen, configure, |addr| {

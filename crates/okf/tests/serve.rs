@@ -523,31 +523,35 @@ fn a_stalled_body_times_out() {
 }
 
 #[test]
-fn concurrency_limit_answers_429_with_retry_after() {
-    let server = Server::start(&["--max-concurrent", "1", "--timeout-ms", "5000"]);
+fn a_full_reading_budget_answers_429_with_retry_after() {
+    // Issue 10: a slow body holds a reading permit, never a processing slot.
+    let server = Server::start(&["--max-reading", "1", "--timeout-ms", "5000"]);
     let mut holder = server.stalled_post("/api/ask");
     std::thread::sleep(std::time::Duration::from_millis(200));
-    let r = server.request("GET", "/health", &[], b"");
+    let r = server.ask(&json!({"bundle": "example", "question": "How do I borrow books?"}));
     assert_eq!(r.status, 429);
     assert!(r.header("retry-after").is_some());
-    // Let the held request finish; the slot frees up.
+    assert_eq!(server.request("GET", "/health", &[], b"").status, 200);
+    // Let the held request finish; the permit frees up.
     holder
         .write_all(br#""bundle":"example","question":"How do I borrow books?"}"#)
         .unwrap();
     let _ = read_response(&mut holder);
-    assert_eq!(server.request("GET", "/health", &[], b"").status, 200);
+    let r = server.ask(&json!({"bundle": "example", "question": "How do I borrow books?"}));
+    assert_eq!(r.status, 200);
 }
 
 #[test]
 fn rate_limit_answers_429_with_retry_after() {
     let server = Server::start(&["--rate-limit-per-minute", "3"]);
     for _ in 0..3 {
-        assert_eq!(server.request("GET", "/health", &[], b"").status, 200);
+        assert_eq!(server.request("GET", "/api/bundles", &[], b"").status, 200);
     }
-    let r = server.request("GET", "/health", &[], b"");
+    let r = server.request("GET", "/api/bundles", &[], b"");
     assert_eq!(r.status, 429);
     let seconds: u64 = r.header("retry-after").unwrap().parse().unwrap();
     assert!((1..=60).contains(&seconds));
+    assert_eq!(server.request("GET", "/health", &[], b"").status, 200);
 }
 
 #[test]

@@ -1,0 +1,86 @@
+//! Connection handling: hyper's HTTP/1 connection builder with a timer (so the header-read
+//! timeout closes idle, silent and slow-header connections), a hard cap on the request
+//! head, and a cap on open connections. `axum::serve` exposes none of these settings.
+
+use crate::http::HttpConfig;
+use axum::Router;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+/// Hard limit of a request head in hyper itself (its own empty-bodied 431 beyond it); the
+/// JSON 431 of [`HttpConfig::max_header_bytes`] applies well below it.
+const HEAD_HARD_LIMIT_BYTES: usize = 64 * 1024;
+
+/// How long to wait when `accept` fails (e.g. out of file descriptors) before trying again.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
+/// Longest wait for open connections to finish after a shutdown signal.
+const DRAIN_LIMIT: Duration = Duration::from_secs(10);
+
+/// The connection settings taken from [`HttpConfig`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ConnectionLimits {
+    max_connections: usize,
+    header_read_timeout: Duration,
+}
+
+impl From<&HttpConfig> for ConnectionLimits {
+    fn from(config: &HttpConfig) -> Self {
+        ConnectionLimits {
+            max_connections: config.max_connections.max(1),
+            header_read_timeout: config.header_read_timeout,
+        }
+    }
+}
+
+/// Accepts connections until `shutdown` completes, then lets open ones finish (bounded).
+/// A connection over the cap is closed at once: the kernel keeps no queue of idle sockets
+/// for it and the process's file descriptors stay bounded.
+pub(crate) async fn serve_connections(
+    listener: TcpListener,
+    app: Router,
+    limits: ConnectionLimits,
+    shutdown: impl Future<Output = ()>,
+) {
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout)
+        .max_header_size(HEAD_HARD_LIMIT_BYTES);
+    let open = Arc::new(Semaphore::new(limits.max_connections));
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(_) => {
+                    tokio::time::sleep(ACCEPT_BACKOFF).await;
+                    continue;
+                }
+            },
+        };
+        let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
+            drop(stream);
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(app.clone());
+        let connection = builder.serve_connection(TokioIo::new(stream), service);
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            // Errors are the client's (reset, timeout, malformed head); nothing to report.
+            let _ = connection.await;
+            drop(permit);
+        });
+    }
+    let _ = tokio::time::timeout(DRAIN_LIMIT, graceful.shutdown()).await;
+}

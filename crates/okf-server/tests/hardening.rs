@@ -1,0 +1,700 @@
+//! Regression tests of the server hardening (issue 10): each finding of the loopback attack,
+//! pinned against the real connection stack (`okf_server::serve` on an ephemeral port) with
+//! raw sockets, so framing and header tricks reach the server exactly as sent.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use okf_server::{CacheLimits, HttpConfig, Registry, Service};
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+const INDEX: &str = include_str!("../../okf/example/index.json");
+const QUESTION: &str = "How do I borrow books?";
+
+struct Server {
+    addr: SocketAddr,
+}
+
+/// Starts the server on its own runtime thread; it lives until the test process ends.
+fn start(configure: impl FnOnce(&mut HttpConfig) + Send + 'static) -> Server {
+    start_with(Registry::example(INDEX).unwrap(), configure)
+}
+
+fn start_with(
+    registry: Registry,
+    configure: impl FnOnce(&mut HttpConfig) + Send + 'static,
+) -> Server {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let service = Service::new(registry, CacheLimits::default());
+        let _ = runtime.block_on(okf_server::serve(
+            service,
+            "127.0.0.1:0",
+            Box::new(configure),
+            move |addr| {
+                let _ = tx.send(addr);
+            },
+        ));
+    });
+    Server {
+        addr: rx.recv_timeout(Duration::from_secs(30)).unwrap(),
+    }
+}
+
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    head: String,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<String> {
+        self.head.split("\r\n").skip(1).find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_owned())
+        })
+    }
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): {} {}",
+                self.status,
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+    fn error(&self) -> Value {
+        let v = self.json();
+        assert!(v["error"]["code"].is_string(), "{v}");
+        assert!(v["error"]["message"].is_string(), "{v}");
+        v["error"].clone()
+    }
+}
+
+impl Server {
+    fn connect(&self) -> TcpStream {
+        let s = TcpStream::connect(self.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        s
+    }
+
+    fn host(&self) -> String {
+        self.addr.to_string()
+    }
+
+    /// Sends raw bytes on a fresh connection and reads until the server closes it.
+    fn raw(&self, bytes: &[u8]) -> Reply {
+        let mut s = self.connect();
+        s.write_all(bytes).unwrap();
+        read_reply(&mut s)
+    }
+
+    fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+        let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            head.push_str(&format!("Host: {}\r\n", self.host()));
+        }
+        if !headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("transfer-encoding"))
+        {
+            head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+        }
+        for (k, v) in headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        let mut bytes = head.into_bytes();
+        bytes.extend_from_slice(body);
+        self.raw(&bytes)
+    }
+
+    fn get(&self, path: &str) -> Reply {
+        self.request("GET", path, &[], b"")
+    }
+
+    fn ask_raw(&self, body: &[u8]) -> Reply {
+        self.request(
+            "POST",
+            "/api/ask",
+            &[("Content-Type", "application/json")],
+            body,
+        )
+    }
+
+    fn ask(&self, body: &Value) -> Reply {
+        self.ask_raw(body.to_string().as_bytes())
+    }
+
+    fn mcp_call(&self, arguments: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "ask_okf", "arguments": arguments}});
+        let r = self.request(
+            "POST",
+            "/mcp",
+            &[
+                ("Content-Type", "application/json"),
+                ("Accept", "application/json, text/event-stream"),
+                ("MCP-Protocol-Version", "2025-11-25"),
+            ],
+            body.to_string().as_bytes(),
+        );
+        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+        r.json()["result"].clone()
+    }
+
+    /// A POST whose headers promise 100 bytes of body; only `{` is sent.
+    fn stalled_post(&self) -> TcpStream {
+        let mut s = self.connect();
+        let head = format!(
+            "POST /api/ask HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{{",
+            self.host()
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        s
+    }
+}
+
+fn read_reply(s: &mut TcpStream) -> Reply {
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no response head in {:?}", String::from_utf8_lossy(&raw)));
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    Reply {
+        status,
+        head,
+        body: raw[split + 4..].to_vec(),
+    }
+}
+
+/// Waits until the server closes `s` (read returns 0 or a reset); the elapsed time.
+fn time_until_closed(s: &mut TcpStream) -> Duration {
+    let started = Instant::now();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => return started.elapsed(),
+            Ok(_) => {}
+        }
+    }
+}
+
+// --- finding 1: idle and header-read timeouts, connection cap -------------------------
+
+#[test]
+fn a_silent_connection_is_closed_after_the_header_read_timeout() {
+    let server = start(|c| c.header_read_timeout = Duration::from_millis(300));
+    let mut s = server.connect();
+    let waited = time_until_closed(&mut s);
+    assert!(waited < Duration::from_secs(15), "closed after {waited:?}");
+}
+
+#[test]
+fn a_slow_header_is_closed_after_the_header_read_timeout() {
+    let server = start(|c| c.header_read_timeout = Duration::from_millis(300));
+    let mut s = server.connect();
+    s.write_all(b"GET /health HTTP/1.1\r\nHo").unwrap();
+    let waited = time_until_closed(&mut s);
+    assert!(waited < Duration::from_secs(15), "closed after {waited:?}");
+}
+
+#[test]
+fn an_idle_keep_alive_connection_is_closed_after_the_header_read_timeout() {
+    let server = start(|c| c.header_read_timeout = Duration::from_millis(300));
+    let mut s = server.connect();
+    s.write_all(format!("GET /health HTTP/1.1\r\nHost: {}\r\n\r\n", server.host()).as_bytes())
+        .unwrap();
+    let mut buf = [0u8; 4096];
+    let n = s.read(&mut buf).unwrap();
+    assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+    let waited = time_until_closed(&mut s);
+    assert!(waited < Duration::from_secs(15), "closed after {waited:?}");
+}
+
+#[test]
+fn connections_over_the_cap_are_closed_at_once() {
+    let server = start(|c| {
+        c.max_connections = 4;
+        c.header_read_timeout = Duration::from_secs(30);
+    });
+    let held: Vec<TcpStream> = (0..4).map(|_| server.connect()).collect();
+    // Accepting is asynchronous: give the server a moment to take the four.
+    std::thread::sleep(Duration::from_millis(300));
+    let mut over = server.connect();
+    let waited = time_until_closed(&mut over);
+    assert!(waited < Duration::from_secs(15), "closed after {waited:?}");
+    drop(held);
+    // The slots come back once the held connections are gone.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut s = server.connect();
+        let ok = s
+            .write_all(
+                format!(
+                    "GET /health HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                    server.host()
+                )
+                .as_bytes(),
+            )
+            .is_ok();
+        let mut raw = Vec::new();
+        let _ = s.read_to_end(&mut raw);
+        if ok && raw.starts_with(b"HTTP/1.1 200") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "slots never came back");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+// --- finding 2: slow bodies cannot starve the processing slots ------------------------
+
+#[test]
+fn slow_bodies_do_not_take_processing_slots() {
+    let server = start(|c| {
+        c.max_concurrent = 1;
+        c.max_reading = 8;
+    });
+    let stalled: Vec<TcpStream> = (0..4).map(|_| server.stalled_post()).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let r = server.ask(&json!({"bundle": "example", "question": QUESTION}));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(server.get("/health").status, 200);
+    drop(stalled);
+}
+
+#[test]
+fn a_full_reading_budget_answers_429_and_spares_complete_gets() {
+    let server = start(|c| c.max_reading = 1);
+    let stalled = server.stalled_post();
+    std::thread::sleep(Duration::from_millis(200));
+    let r = server.ask(&json!({"bundle": "example", "question": QUESTION}));
+    assert_eq!(r.status, 429);
+    assert_eq!(r.error()["code"], "rate_limited");
+    assert!(r.header("retry-after").is_some());
+    assert_eq!(server.get("/api/bundles").status, 200);
+    assert_eq!(server.get("/health").status, 200);
+    drop(stalled);
+}
+
+#[test]
+fn no_processing_slot_answers_429_with_retry_after_but_health_answers() {
+    let server = start(|c| c.max_concurrent = 0);
+    let r = server.get("/api/bundles");
+    assert_eq!(r.status, 429);
+    assert_eq!(r.header("retry-after").as_deref(), Some("1"));
+    assert_eq!(server.get("/health").status, 200);
+}
+
+#[test]
+fn a_stalled_body_times_out_with_408() {
+    let server = start(|c| c.request_timeout = Duration::from_millis(300));
+    let mut s = server.stalled_post();
+    let r = read_reply(&mut s);
+    assert_eq!(r.status, 408);
+    assert_eq!(r.error()["code"], "request_timeout");
+}
+
+// --- finding 3: the rate limit spares /health and counts per route class ------------
+
+#[test]
+fn rate_limit_spares_health_and_counts_per_route_class() {
+    let server = start(|c| c.rate_limit = Some((3, Duration::from_secs(60))));
+    for _ in 0..3 {
+        assert_eq!(server.get("/nope").status, 404);
+    }
+    let r = server.get("/nope");
+    assert_eq!(r.status, 429);
+    let seconds: u64 = r.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=60).contains(&seconds));
+    for _ in 0..10 {
+        assert_eq!(server.get("/health").status, 200, "health is never limited");
+    }
+    // Asks have their own window: the 404 flood did not use it up.
+    for _ in 0..3 {
+        let r = server.ask(&json!({"bundle": "example", "question": QUESTION}));
+        assert_eq!(r.status, 200);
+    }
+    assert_eq!(
+        server
+            .ask(&json!({"bundle": "example", "question": QUESTION}))
+            .status,
+        429
+    );
+}
+
+// --- finding 5: strict request decoding, shared by HTTP and MCP ----------------------
+
+#[test]
+fn schema_violating_ask_bodies_are_400_naming_the_field() {
+    let server = start(|_| {});
+    let cases: [(&[u8], &str, &str); 12] = [
+        (br#"["example","prison"]"#, "invalid_request", "body"),
+        (br#""example""#, "invalid_request", "body"),
+        (
+            br#"{"bundle":"example","question":"q","budget":null}"#,
+            "invalid_request",
+            "budget",
+        ),
+        (
+            br#"{"bundle":"example","question":"q","version":null}"#,
+            "invalid_request",
+            "version",
+        ),
+        (
+            br#"{"bundle":"example","question":"q","as_of":null}"#,
+            "invalid_request",
+            "as_of",
+        ),
+        (
+            br#"{"bundle":"nope","bundle":"example","question":"q"}"#,
+            "invalid_json",
+            "body",
+        ),
+        (
+            br#"{"bundle":"example","question":"q","budget":{"max_records":1,"max_records":2}}"#,
+            "invalid_json",
+            "body",
+        ),
+        (
+            br#"{"bundle":"example","question":7}"#,
+            "invalid_request",
+            "question",
+        ),
+        (
+            br#"{"bundle":["example"],"question":"q"}"#,
+            "invalid_request",
+            "bundle",
+        ),
+        (br#"{"bundle":"example"}"#, "invalid_request", "question"),
+        (
+            br#"{"bundle":"example","question":"q","url":"x"}"#,
+            "invalid_request",
+            "url",
+        ),
+        (
+            br#"{"bundle":"example","question":"q","budget":[1]}"#,
+            "invalid_request",
+            "budget",
+        ),
+    ];
+    for (body, code, field) in cases {
+        let r = server.ask_raw(body);
+        let text = String::from_utf8_lossy(body);
+        assert_eq!(r.status, 400, "{text}");
+        let error = r.error();
+        assert_eq!(error["code"], code, "{text}: {error}");
+        assert_eq!(error["field"], field, "{text}: {error}");
+        let message = error["message"].as_str().unwrap();
+        for rust in ["struct", "AskRequest", "Option<", "elements"] {
+            assert!(!message.contains(rust), "{text}: {message}");
+        }
+    }
+}
+
+#[test]
+fn an_unmatched_as_of_names_as_of() {
+    let server = start(|_| {});
+    let r = server.ask(&json!({"bundle": "example", "question": "q", "as_of": "1990-01-01"}));
+    assert_eq!(r.status, 404);
+    assert_eq!(r.error()["field"], "as_of");
+}
+
+#[test]
+fn mcp_ask_okf_uses_the_same_strict_decoder() {
+    let server = start(|_| {});
+    for (arguments, field) in [
+        (
+            json!({"bundle": "example", "question": "q", "budget": null}),
+            "budget",
+        ),
+        (
+            json!({"bundle": "example", "question": "q", "version": null}),
+            "version",
+        ),
+        (
+            json!({"bundle": "example\nINFO forged", "question": "q"}),
+            "bundle",
+        ),
+        (json!({"bundle": "example", "question": 1}), "question"),
+    ] {
+        let result = server.mcp_call(arguments.clone());
+        assert_eq!(result["isError"], true, "{arguments}");
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(text.starts_with("invalid_arguments"), "{text}");
+        assert!(text.contains(&format!("(field {field})")), "{text}");
+        assert!(!text.contains("struct"), "{text}");
+    }
+}
+
+// --- finding 6: no file-system detail in any response --------------------------------
+
+#[test]
+fn refused_versions_are_listed_without_file_system_paths() {
+    let dir = std::env::temp_dir().join(format!("okf-harden-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let registry_path = dir.join("registry.toml");
+    std::fs::write(
+        &registry_path,
+        format!(
+            r#"[[bundle]]
+id = "ghost"
+index = "/nonexistent/secret/dir/index.json"
+sha256 = "{zeros}"
+index_url = "https://example.invalid/index.json"
+
+[[bundle]]
+id = "device"
+index = "/dev/zero"
+sha256 = "{zeros}"
+index_url = "https://example.invalid/index.json"
+"#,
+            zeros = "0".repeat(64)
+        ),
+    )
+    .unwrap();
+    let registry = Registry::load(&registry_path).unwrap();
+    let server = start_with(registry, |_| {});
+    let r = server.get("/api/bundles");
+    assert_eq!(r.status, 200);
+    let text = String::from_utf8_lossy(&r.body).into_owned();
+    for leak in [
+        "/nonexistent",
+        "secret",
+        "/dev/zero",
+        "os error",
+        "No such file",
+    ] {
+        assert!(!text.contains(leak), "{leak} in {text}");
+    }
+    let reasons: Vec<String> = r.json()["bundles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["versions"][0]["reason"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        reasons.iter().any(|r| r.contains("does not exist")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.iter().any(|r| r.contains("not a regular file")),
+        "{reasons:?}"
+    );
+}
+
+// --- finding 7: [::1] origins ---------------------------------------------------------
+
+#[test]
+fn the_page_served_on_ipv6_loopback_may_ask() {
+    let server = start(|_| {});
+    let port = server.addr.port();
+    let host = format!("[::1]:{port}");
+    let origin = format!("http://[::1]:{port}");
+    let body = json!({"bundle": "example", "question": QUESTION}).to_string();
+    let r = server.request(
+        "POST",
+        "/api/ask",
+        &[
+            ("Host", &host),
+            ("Origin", &origin),
+            ("Content-Type", "application/json"),
+        ],
+        body.as_bytes(),
+    );
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+}
+
+// --- finding 8: every error is a JSON body --------------------------------------------
+
+#[test]
+fn every_error_is_a_json_body_with_code_and_message() {
+    let server = start(|_| {});
+    let long_path = format!("/{}", "a".repeat(9000));
+    let big_header = "b".repeat(20_000);
+    let cases = [
+        (server.request("DELETE", "/api/ask", &[], b""), 405),
+        (
+            server.request(
+                "POST",
+                "/health",
+                &[("Content-Type", "application/json")],
+                b"{}",
+            ),
+            405,
+        ),
+        (server.request("PUT", "/api/bundles", &[], b""), 405),
+        (server.get("/assets/x"), 404),
+        (server.get("/nope"), 404),
+        (server.get(&long_path), 414),
+        (
+            server.request("GET", "/health", &[("X-Big", &big_header)], b""),
+            431,
+        ),
+        (server.request("GET", "/mcp", &[], b""), 405),
+    ];
+    for (r, status) in cases {
+        assert_eq!(r.status, status, "{}", r.head);
+        assert_eq!(
+            r.header("content-type").as_deref(),
+            Some("application/json"),
+            "{}",
+            r.head
+        );
+        r.error();
+    }
+}
+
+#[test]
+fn a_malformed_chunked_body_is_400_not_413() {
+    let server = start(|_| {});
+    let r = server.raw(
+        format!(
+            "POST /api/ask HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{{}}\r\n0\r\n\r\n",
+            server.host()
+        )
+        .as_bytes(),
+    );
+    assert_eq!(r.status, 400, "{}", r.head);
+    assert_eq!(r.error()["code"], "malformed_body");
+}
+
+#[test]
+fn a_header_block_past_the_hard_limit_is_refused() {
+    let server = start(|_| {});
+    let huge = "c".repeat(500_000);
+    let mut s = server.connect();
+    let head = format!(
+        "GET /health HTTP/1.1\r\nHost: {}\r\nX-Huge: {huge}\r\n\r\n",
+        server.host()
+    );
+    // The server may close before reading it all; what it answers, if anything, is 431.
+    let _ = s.write_all(head.as_bytes());
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    assert!(
+        raw.is_empty() || raw.starts_with(b"HTTP/1.1 431"),
+        "{:?}",
+        String::from_utf8_lossy(&raw[..raw.len().min(80)])
+    );
+}
+
+// --- finding 9: Host port, duplicate Host/Origin, Transfer-Encoding ---------------------
+
+#[test]
+fn a_host_with_a_malformed_port_is_refused() {
+    let server = start(|_| {});
+    for host in [
+        "127.0.0.1:80@attacker.example",
+        "127.0.0.1:0",
+        "127.0.0.1:65536",
+        "127.0.0.1:",
+        "127.0.0.1:8a",
+        "[::1]x",
+        "[::1]:80:80",
+    ] {
+        let r = server.request("GET", "/api/bundles", &[("Host", host)], b"");
+        assert_eq!(r.status, 403, "{host}");
+        assert_eq!(r.error()["field"], "Host", "{host}");
+    }
+    let port = server.addr.port().to_string();
+    for host in [
+        format!("127.0.0.1:{port}"),
+        "localhost".into(),
+        format!("[::1]:{port}"),
+    ] {
+        assert_eq!(
+            server
+                .request("GET", "/api/bundles", &[("Host", &host)], b"")
+                .status,
+            200,
+            "{host}"
+        );
+    }
+}
+
+#[test]
+fn duplicate_host_or_origin_headers_are_refused() {
+    let server = start(|_| {});
+    let host = server.host();
+    let origin = format!("http://{host}");
+    let r = server.request(
+        "GET",
+        "/api/bundles",
+        &[("Host", &host), ("Host", "attacker.example")],
+        b"",
+    );
+    assert_eq!(r.status, 400);
+    assert_eq!(r.error()["field"], "Host");
+    let r = server.request(
+        "GET",
+        "/api/bundles",
+        &[("Origin", &origin), ("Origin", "https://attacker.example")],
+        b"",
+    );
+    assert_eq!(r.status, 400);
+    assert_eq!(r.error()["field"], "Origin");
+}
+
+#[test]
+fn transfer_codings_other_than_chunked_are_501() {
+    let server = start(|_| {});
+    let body = json!({"bundle": "example", "question": QUESTION}).to_string();
+    let chunked = format!("{:x}\r\n{body}\r\n0\r\n\r\n", body.len());
+    for codings in [&["gzip, chunked"][..], &["gzip", "chunked"][..]] {
+        let mut head = format!(
+            "POST /api/ask HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nConnection: close\r\n",
+            server.host()
+        );
+        for c in codings {
+            head.push_str(&format!("Transfer-Encoding: {c}\r\n"));
+        }
+        let r = server.raw(format!("{head}\r\n{chunked}").as_bytes());
+        assert_eq!(r.status, 501, "{codings:?}");
+        assert_eq!(r.error()["field"], "Transfer-Encoding");
+    }
+    // Plain chunked is fine.
+    let r = server.raw(
+        format!(
+            "POST /api/ask HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n{chunked}",
+            server.host()
+        )
+        .as_bytes(),
+    );
+    assert_eq!(r.status, 200);
+}
+
+#[test]
+fn content_length_with_transfer_encoding_never_keeps_the_connection() {
+    // hyper drops Content-Length when Transfer-Encoding is present (RFC 9112 §6.1) before
+    // the application sees the request, and closes the connection after the response, so
+    // nothing smuggled after the chunked body is ever read as a second request.
+    let server = start(|_| {});
+    let host = server.host();
+    let smuggled = format!("GET /health HTTP/1.1\r\nHost: {host}\r\n\r\n");
+    let mut s = server.connect();
+    s.write_all(
+        format!(
+            "POST /api/ask HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n{smuggled}"
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw);
+    assert_eq!(text.matches("HTTP/1.1 ").count(), 1, "{text}");
+}

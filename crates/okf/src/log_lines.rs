@@ -1,0 +1,80 @@
+//! The server log's last line of defence: whatever a field holds, one event stays one line.
+//! Control characters inside an event are escaped and an event is cut at
+//! [`MAX_LINE_BYTES`], so no request-controlled value (a path, a tool name, a header) can
+//! forge a log line or flood the log. The HTTP layer already escapes and truncates the
+//! fields it logs; this guards every other target too.
+
+use std::io::{self, Write};
+
+/// Longest log line written, in bytes (before the newline).
+pub(crate) const MAX_LINE_BYTES: usize = 4096;
+
+/// A writer that receives one formatted event per `write` (as tracing-subscriber's fmt
+/// layer does) and writes it as exactly one safe line.
+pub(crate) struct OneLine<W> {
+    inner: W,
+    /// Keep ESC for terminal colours.
+    ansi: bool,
+}
+
+impl<W> OneLine<W> {
+    pub(crate) fn new(inner: W, ansi: bool) -> Self {
+        OneLine { inner, ansi }
+    }
+}
+
+impl<W: Write> Write for OneLine<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let event = buf.strip_suffix(b"\n").unwrap_or(buf);
+        let mut line = Vec::with_capacity(event.len().min(MAX_LINE_BYTES) + 8);
+        for &b in event {
+            // Cut only at a character boundary (never inside a UTF-8 sequence).
+            if line.len() >= MAX_LINE_BYTES && (b & 0xC0) != 0x80 {
+                line.extend_from_slice(b"...[cut]");
+                break;
+            }
+            match b {
+                b'\n' => line.extend_from_slice(b"\\n"),
+                b'\r' => line.extend_from_slice(b"\\r"),
+                b'\t' => line.extend_from_slice(b"\\t"),
+                0x1b if self.ansi => line.push(b),
+                0..=0x1f | 0x7f => line.extend_from_slice(format!("\\x{b:02x}").as_bytes()),
+                _ => line.push(b),
+            }
+        }
+        line.push(b'\n');
+        self.inner.write_all(&line)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn through(event: &[u8]) -> String {
+        let mut out = Vec::new();
+        OneLine::new(&mut out, false).write_all(event).unwrap_or(());
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    #[test]
+    fn an_event_with_newlines_and_nul_stays_one_line() {
+        let line = through(b"INFO okf::mcp: tool=x\nINFO forged status=200\0 y\n");
+        assert_eq!(line.matches('\n').count(), 1);
+        assert!(line.ends_with('\n'));
+        assert!(line.contains("x\\nINFO forged status=200\\x00 y"));
+    }
+
+    #[test]
+    fn a_huge_event_is_cut_on_a_character_boundary() {
+        let event = "é".repeat(MAX_LINE_BYTES);
+        let line = through(event.as_bytes());
+        assert!(line.len() <= MAX_LINE_BYTES + 16);
+        assert!(line.ends_with("...[cut]\n"));
+    }
+}
