@@ -2,6 +2,7 @@
 //! standard output; every decision about evidence is made by `okf-engine`.
 
 mod bench;
+mod build_cmd;
 mod eval_cmd;
 mod example;
 mod lint_cmd;
@@ -52,6 +53,8 @@ enum Command {
     Lint(lint_cmd::LintArgs),
     /// Serve the HTTP API and the MCP endpoint over an allow-listed bundle registry.
     Serve(serve_cmd::ServeArgs),
+    /// Compile an authoring profile and its captured pages into an index.
+    Build(build_cmd::BuildArgs),
 }
 
 /// Where the index comes from and how packages are bound and budgeted.
@@ -134,6 +137,9 @@ pub(crate) enum CliError {
     /// `okf eval` or `okf lint` refused an input (a case, controls file or mutation).
     #[error(transparent)]
     Eval(#[from] okf_eval::EvalError),
+    /// `okf build` refused a profile or capture (file, line and rule).
+    #[error(transparent)]
+    Authoring(#[from] okf_authoring::Error),
     /// An `okf eval` expectation failed or `okf lint` found an error (exit 1).
     #[error("{0}")]
     Failed(String),
@@ -246,6 +252,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Eval(args) => eval_cmd::run(&args),
         Command::Lint(args) => lint_cmd::run(&args),
         Command::Serve(args) => serve_cmd::run(args),
+        Command::Build(args) => build_cmd::run(&args),
     }
 }
 
