@@ -3,8 +3,8 @@
 use crate::capture::{self, Capture, CaptureFile};
 use crate::error::{Error, Rule, line_of};
 use crate::profile::{
-    AssertionDecl, AssertionProvenance, Citation, Defaults, DocumentDecl, IndexDecl,
-    ItemDefaults, RecordDecl, RequirementDecl,
+    AssertionDecl, AssertionProvenance, Citation, Defaults, DocumentDecl, IndexDecl, ItemDefaults,
+    RecordDecl, RequirementDecl,
 };
 use crate::{ProfileFile, sha256_hex};
 use okf_engine::ContextIndex;
@@ -159,7 +159,8 @@ fn index_origin_error(files: &[ParsedFile], rule: Rule) -> Error {
 fn parse_files(profile: &[ProfileFile]) -> Result<Vec<ParsedFile>, Error> {
     let mut ordered: Vec<&ProfileFile> = profile.iter().collect();
     ordered.sort_by(|a, b| {
-        (a.name != PROFILE_FILE, a.name.as_bytes()).cmp(&(b.name != PROFILE_FILE, b.name.as_bytes()))
+        (a.name != PROFILE_FILE, a.name.as_bytes())
+            .cmp(&(b.name != PROFILE_FILE, b.name.as_bytes()))
     });
     if ordered.first().is_none_or(|f| f.name != PROFILE_FILE) {
         return Err(Error {
@@ -285,9 +286,10 @@ impl Compiler {
 
     /// A provenance entry for a citation; with `text`, the literal digest of that text.
     fn provenance(&self, c: &Citation, literal: Option<&str>) -> Result<Provenance, Rule> {
-        let (Some(decl), Some((_, capture))) =
-            (self.documents.get(&c.document), self.captures.get(&c.document))
-        else {
+        let (Some(decl), Some((_, capture))) = (
+            self.documents.get(&c.document),
+            self.captures.get(&c.document),
+        ) else {
             return Err(Rule::UnknownDocument(c.document.clone()));
         };
         let url = match c.page {
@@ -483,7 +485,10 @@ impl Compiler {
         };
         let provenance = match &a.provenance {
             AssertionProvenance::Keyword(k) if k == "target" => {
-                let declared = self.record_kind.get(&target).map(|&(_, i)| &self.records[i]);
+                let declared = self
+                    .record_kind
+                    .get(&target)
+                    .map(|&(_, i)| &self.records[i]);
                 declared
                     .into_iter()
                     .flat_map(|r| &r.provenance)

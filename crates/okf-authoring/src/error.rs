@@ -82,10 +82,9 @@ impl fmt::Display for Rule {
         match self {
             Rule::MissingProfile => write!(f, "a profile folder needs profile.toml"),
             Rule::Syntax(m) => write!(f, "not a valid profile file: {m}"),
-            Rule::IndexSection => write!(
-                f,
-                "[index] must be declared exactly once, in profile.toml"
-            ),
+            Rule::IndexSection => {
+                write!(f, "[index] must be declared exactly once, in profile.toml")
+            }
             Rule::Capture(m) => write!(f, "not a valid capture file: {m}"),
             Rule::DuplicateDocument(d) => write!(f, "document id {d:?} is declared twice"),
             Rule::UnknownDocument(d) => write!(
@@ -99,7 +98,10 @@ impl fmt::Display for Rule {
                 what,
                 declared,
                 actual,
-            } => write!(f, "{what} declared {declared} but the capture gives {actual}"),
+            } => write!(
+                f,
+                "{what} declared {declared} but the capture gives {actual}"
+            ),
             Rule::ExcerptNotFound(s) => write!(f, "excerpt selector {s:?} is not in the page text"),
             Rule::ExcerptNotUnique(s) => write!(
                 f,
@@ -139,5 +141,9 @@ impl fmt::Display for Rule {
 /// One-based line of a byte offset in a text.
 pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     let end = offset.min(text.len());
-    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
