@@ -87,6 +87,7 @@ pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built,
         assertion_ends: HashMap::new(),
         requirements: Vec::new(),
         requirement_origins: Vec::new(),
+        gaps: HashMap::new(),
     };
     for f in &files {
         for d in &f.body.document {
@@ -103,6 +104,12 @@ pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built,
         }
     }
     c.check_conflicts()?;
+    let mut limitations = index_decl.limitations.clone();
+    for f in &files {
+        for g in &f.body.gap {
+            limitations.push(c.gap(g.get_ref(), f.origin(g))?);
+        }
+    }
     for f in &files {
         let defaults = match &f.body.defaults {
             Some(d) if f.name != PROFILE_FILE => d.over(&profile_defaults),
@@ -120,7 +127,7 @@ pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built,
     let index = IndexDocument {
         assertions: c.assertions,
         bundle: index_decl.bundle.clone(),
-        limitations: index_decl.limitations.clone(),
+        limitations,
         records: c.records,
         requirements: c.requirements,
         schema: "okf-context-index.v1".into(),
@@ -241,6 +248,8 @@ struct Compiler {
     assertion_ends: HashMap<String, (String, String)>,
     requirements: Vec<Requirement>,
     requirement_origins: Vec<Origin>,
+    /// Declared gap ids.
+    gaps: HashMap<String, ()>,
 }
 
 /// Fills a field from the item or its defaults.
@@ -451,6 +460,27 @@ impl Compiler {
         }
     }
 
+    /// Declares a gap and returns the limitation sentence that explains it.
+    fn gap(&mut self, g: &crate::profile::GapDecl, origin: Origin) -> Result<String, Error> {
+        let id = self.id(&g.route);
+        if self.record_kind.contains_key(&id) {
+            return Err(origin.error(Rule::GapDeclared(g.route.clone())));
+        }
+        if self.gaps.insert(id.clone(), ()).is_some() {
+            return Err(origin.error(Rule::DuplicateId(id)));
+        }
+        Ok(format!("Declared gap {id} ({}): {}", g.label, g.reason))
+    }
+
+    /// Resolves a reference to a declared record or a declared gap.
+    fn declared_or_gap(&self, reference: &str) -> Result<String, Rule> {
+        let id = self.reference(reference);
+        if self.gaps.contains_key(&id) {
+            return Ok(id);
+        }
+        self.declared(reference, None, "record or gap")
+    }
+
     fn check_conflicts(&self) -> Result<(), Error> {
         for (record, origin) in self.records.iter().zip(&self.record_origins) {
             for id in record.conflicts_with.iter().flatten() {
@@ -477,7 +507,7 @@ impl Compiler {
             return Err(at(Rule::DuplicateId(id)));
         }
         let source = self.declared(&a.from, None, "record").map_err(at)?;
-        let target = self.declared(&a.to, None, "record").map_err(at)?;
+        let target = self.declared_or_gap(&a.to).map_err(at)?;
         let predicate = match PREDICATES.iter().find(|(short, _)| *short == a.predicate) {
             Some((_, iri)) => (*iri).to_owned(),
             None if a.predicate.contains("://") => a.predicate.clone(),
@@ -587,23 +617,12 @@ impl Compiler {
         };
         let when_all = concepts(&q.when_all).map_err(at)?;
         let covers = q.covers.as_deref().map(concepts).transpose().map_err(at)?;
-        let mut required: Vec<String> = q
+        let required: Vec<String> = q
             .required
             .iter()
-            .map(|r| self.declared(r, None, "record"))
+            .map(|r| self.declared_or_gap(r))
             .collect::<Result<_, _>>()
             .map_err(at)?;
-        let mut limitations = q.limitations.clone();
-        for gap in &q.gaps {
-            let gid = self.reference(&gap.route);
-            if self.record_kind.contains_key(&gid) {
-                return Err(at(Rule::GapDeclared(gap.route.clone())));
-            }
-            limitations
-                .get_or_insert_with(Vec::new)
-                .push(format!("Declared gap {gid}: {}", gap.reason));
-            required.push(gid);
-        }
         let required_paths = match &q.paths {
             Some(paths) => Some(
                 paths
@@ -618,7 +637,7 @@ impl Compiler {
             covers,
             id,
             label: q.label.clone(),
-            limitations,
+            limitations: q.limitations.clone(),
             required,
             required_paths,
             scope: q.scope.clone(),

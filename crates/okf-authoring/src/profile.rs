@@ -21,6 +21,8 @@ pub(crate) struct ProfileFile {
     pub assertion: Vec<Spanned<AssertionDecl>>,
     #[serde(default)]
     pub requirement: Vec<Spanned<RequirementDecl>>,
+    #[serde(default)]
+    pub gap: Vec<Spanned<GapDecl>>,
 }
 
 /// `[index]`: what the index as a whole is.
@@ -173,11 +175,13 @@ pub(crate) struct AssertionDecl {
     pub scope: Option<String>,
 }
 
-/// A declared gap: a required record the bundle does not hold, and why.
+/// `[[gap]]`: a record the bundle does not hold, and why. Assertions may point to it and
+/// requirements may require it, so the engine reports it missing; it is never inferred.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct GapDecl {
     pub route: String,
+    pub label: String,
     pub reason: String,
 }
 
@@ -194,9 +198,5 @@ pub(crate) struct RequirementDecl {
     pub required: Vec<String>,
     /// Required directed paths, each a chain of assertion routes.
     pub paths: Option<Vec<Vec<String>>>,
-    /// Required records the bundle does not hold: they stay required, so the requirement
-    /// reports them missing.
-    #[serde(default)]
-    pub gaps: Vec<GapDecl>,
     pub limitations: Option<Vec<String>>,
 }

@@ -362,7 +362,7 @@ fn unknown_reference() {
     );
     assert_eq!(
         e.to_string(),
-        "graph.toml:15: \"evidence/nothing\" does not name a declared record"
+        "graph.toml:15: \"evidence/nothing\" does not name a declared record or gap"
     );
     let e = fails(
         PROFILE,
@@ -408,15 +408,11 @@ fn required_path_must_chain() {
 
 #[test]
 fn gap_must_not_name_a_declared_record() {
-    let e = fails(
-        PROFILE,
-        &graph_with(
-            "required = [\"evidence/rule\"]",
-            "required = [\"evidence/rule\"]\ngaps = [{ route = \"evidence/rule\", reason = \"x\" }]",
-        ),
-        CAPTURE,
-    );
+    let graph =
+        format!("{GRAPH}\n[[gap]]\nroute = \"evidence/rule\"\nlabel = \"x\"\nreason = \"y\"\n");
+    let e = fails(PROFILE, &graph, CAPTURE);
     assert_eq!(e.rule, Rule::GapDeclared("evidence/rule".into()));
+    assert_eq!(e.line, 31);
     assert!(
         e.to_string()
             .contains("gap \"evidence/rule\" names a record the profile declares")
@@ -424,8 +420,15 @@ fn gap_must_not_name_a_declared_record() {
 }
 
 #[test]
-fn declared_gap_stays_required_and_explained() {
-    let built = run(PROFILE, &graph_with("required = [\"evidence/rule\"]", "required = [\"evidence/rule\"]\ngaps = [{ route = \"evidence/absent\", reason = \"not captured\" }]"), CAPTURE).unwrap();
+fn declared_gap_is_required_reachable_and_explained() {
+    let graph = format!(
+        "{}\n[[gap]]\nroute = \"evidence/absent\"\nlabel = \"Absent rule\"\nreason = \"not captured\"\n\n[[assertion]]\nroute = \"assertion/to-gap\"\nfrom = \"concept/loans\"\npredicate = \"requires\"\nto = \"evidence/absent\"\nlabel = \"x\"\nprovenance = [{{ document = \"doc\", locator = \"whole\" }}]\n",
+        graph_with(
+            "required = [\"evidence/rule\"]",
+            "required = [\"evidence/rule\", \"evidence/absent\"]"
+        )
+    );
+    let built = run(PROFILE, &graph, CAPTURE).unwrap();
     let q = &built.index.requirements[0];
     assert_eq!(
         q.required,
@@ -435,8 +438,25 @@ fn declared_gap_stays_required_and_explained() {
         ]
     );
     assert_eq!(
-        q.limitations.as_deref().unwrap(),
-        ["Declared gap https://x.example/evidence/absent: not captured"]
+        built.index.assertions[1].target,
+        "https://x.example/evidence/absent"
+    );
+    assert_eq!(
+        built.index.limitations.last().unwrap(),
+        "Declared gap https://x.example/evidence/absent (Absent rule): not captured"
+    );
+    // Without the [[gap]] the same reference is an error.
+    let e = fails(
+        PROFILE,
+        &graph.replace(
+            "[[gap]]\nroute = \"evidence/absent\"",
+            "[[gap]]\nroute = \"evidence/other\"",
+        ),
+        CAPTURE,
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:36: \"evidence/absent\" does not name a declared record or gap"
     );
 }
 
