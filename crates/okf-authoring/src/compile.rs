@@ -9,8 +9,8 @@ use crate::profile::{
 use crate::{ProfileFile, sha256_hex};
 use okf_engine::ContextIndex;
 use okf_engine::model::{
-    Access, Assertion, ContextGuard, IndexDocument, PathSpec, Provenance, Record, RecordKind,
-    Requirement,
+    Access, Assertion, ContextGuard, Gap, IndexDocument, PathSpec, Provenance, Record, RecordKind,
+    Regime, Requirement,
 };
 use std::collections::{BTreeMap, HashMap};
 use toml::Spanned;
@@ -104,10 +104,10 @@ pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built,
         }
     }
     c.check_conflicts()?;
-    let mut limitations = index_decl.limitations.clone();
+    let mut gaps = Vec::new();
     for f in &files {
         for g in &f.body.gap {
-            limitations.push(c.gap(g.get_ref(), f.origin(g))?);
+            gaps.push(c.gap(g.get_ref(), f.origin(g))?);
         }
     }
     for f in &files {
@@ -124,11 +124,19 @@ pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built,
             c.requirement(q.get_ref(), f.origin(q))?;
         }
     }
+    let mut regimes = Vec::new();
+    for f in &files {
+        for r in &f.body.regime {
+            regimes.push(c.regime(r.get_ref(), f.origin(r))?);
+        }
+    }
     let index = IndexDocument {
         assertions: c.assertions,
         bundle: index_decl.bundle.clone(),
-        limitations,
+        gaps: (!gaps.is_empty()).then_some(gaps),
+        limitations: index_decl.limitations.clone(),
         records: c.records,
+        regimes: (!regimes.is_empty()).then_some(regimes),
         requirements: c.requirements,
         schema: "okf-context-index.v1".into(),
         scope: index_decl.scope.clone(),
@@ -460,8 +468,8 @@ impl Compiler {
         }
     }
 
-    /// Declares a gap and returns the limitation sentence that explains it.
-    fn gap(&mut self, g: &crate::profile::GapDecl, origin: Origin) -> Result<String, Error> {
+    /// Declares a gap.
+    fn gap(&mut self, g: &crate::profile::GapDecl, origin: Origin) -> Result<Gap, Error> {
         let id = self.id(&g.route);
         if self.record_kind.contains_key(&id) {
             return Err(origin.error(Rule::GapDeclared(g.route.clone())));
@@ -469,7 +477,49 @@ impl Compiler {
         if self.gaps.insert(id.clone(), ()).is_some() {
             return Err(origin.error(Rule::DuplicateId(id)));
         }
-        Ok(format!("Declared gap {id} ({}): {}", g.label, g.reason))
+        Ok(Gap {
+            id,
+            label: g.label.clone(),
+            reason: g.reason.clone(),
+        })
+    }
+
+    fn regime(&self, r: &crate::profile::RegimeDecl, origin: Origin) -> Result<Regime, Error> {
+        let at = |rule| origin.error(rule);
+        let concepts = r
+            .concepts
+            .iter()
+            .map(|c| self.declared(c, Some(RecordKind::Concept), "public concept"))
+            .collect::<Result<_, _>>()
+            .map_err(at)?;
+        let absent_evidence = match &r.absent_evidence {
+            Some(list) => Some(
+                list.iter()
+                    .map(|g| {
+                        let id = self.reference(g);
+                        if self.gaps.contains_key(&id) {
+                            Ok(id)
+                        } else {
+                            Err(Rule::UnknownReference {
+                                reference: g.clone(),
+                                expected: "gap",
+                            })
+                        }
+                    })
+                    .collect::<Result<_, _>>()
+                    .map_err(at)?,
+            ),
+            None => None,
+        };
+        Ok(Regime {
+            absent_evidence,
+            concepts,
+            id: self.id(&r.route),
+            label: r.label.clone(),
+            phrases: r.phrases.clone(),
+            valid_from: r.valid_from.clone(),
+            valid_until: r.valid_until.clone(),
+        })
     }
 
     /// Resolves a reference to a declared record or a declared gap.

@@ -23,6 +23,23 @@ pub(crate) struct ProfileFile {
     pub requirement: Vec<Spanned<RequirementDecl>>,
     #[serde(default)]
     pub gap: Vec<Spanned<GapDecl>>,
+    #[serde(default)]
+    pub regime: Vec<Spanned<RegimeDecl>>,
+}
+
+/// `[[regime]]`: a guidance regime, its concepts, the phrases that establish it, its dates and
+/// the gaps that stand for its guidance when the bundle does not hold it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RegimeDecl {
+    pub route: String,
+    pub label: String,
+    pub concepts: Vec<String>,
+    #[serde(default)]
+    pub phrases: Vec<String>,
+    pub valid_from: Option<String>,
+    pub valid_until: Option<String>,
+    pub absent_evidence: Option<Vec<String>>,
 }
 
 /// `[index]`: what the index as a whole is.

@@ -441,9 +441,14 @@ fn declared_gap_is_required_reachable_and_explained() {
         built.index.assertions[1].target,
         "https://x.example/evidence/absent"
     );
+    let gap = &built.index.gaps.as_ref().unwrap()[0];
     assert_eq!(
-        built.index.limitations.last().unwrap(),
-        "Declared gap https://x.example/evidence/absent (Absent rule): not captured"
+        (gap.id.as_str(), gap.label.as_str(), gap.reason.as_str()),
+        (
+            "https://x.example/evidence/absent",
+            "Absent rule",
+            "not captured"
+        )
     );
     // Without the [[gap]] the same reference is an error.
     let e = fails(
