@@ -88,6 +88,7 @@ pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built,
         requirements: Vec::new(),
         requirement_origins: Vec::new(),
         gaps: HashMap::new(),
+        regime_ids: Vec::new(),
     };
     for f in &files {
         for d in &f.body.document {
@@ -119,15 +120,16 @@ pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built,
             c.assertion(a.get_ref(), &defaults.assertion, f.origin(a))?;
         }
     }
-    for f in &files {
-        for q in &f.body.requirement {
-            c.requirement(q.get_ref(), f.origin(q))?;
-        }
-    }
     let mut regimes = Vec::new();
     for f in &files {
         for r in &f.body.regime {
             regimes.push(c.regime(r.get_ref(), f.origin(r))?);
+        }
+    }
+    c.regime_ids = regimes.iter().map(|r| r.id.clone()).collect();
+    for f in &files {
+        for q in &f.body.requirement {
+            c.requirement(q.get_ref(), f.origin(q))?;
         }
     }
     let index = IndexDocument {
@@ -258,6 +260,8 @@ struct Compiler {
     requirement_origins: Vec<Origin>,
     /// Declared gap ids.
     gaps: HashMap<String, ()>,
+    /// Declared regime ids.
+    regime_ids: Vec<String>,
 }
 
 /// Fills a field from the item or its defaults.
@@ -683,11 +687,25 @@ impl Compiler {
             ),
             None => None,
         };
+        let regime = match &q.regime {
+            Some(route) => {
+                let rid = self.reference(route);
+                if !self.regime_ids.contains(&rid) {
+                    return Err(at(Rule::UnknownReference {
+                        reference: route.clone(),
+                        expected: "regime",
+                    }));
+                }
+                Some(rid)
+            }
+            None => None,
+        };
         self.requirements.push(Requirement {
             covers,
             id,
             label: q.label.clone(),
             limitations: q.limitations.clone(),
+            regime,
             required,
             required_paths,
             scope: q.scope.clone(),

@@ -216,4 +216,6 @@ pub(crate) struct RequirementDecl {
     /// Required directed paths, each a chain of assertion routes.
     pub paths: Option<Vec<Vec<String>>>,
     pub limitations: Option<Vec<String>>,
+    /// The regime (route) the requirement belongs to.
+    pub regime: Option<String>,
 }

@@ -133,6 +133,7 @@ pub(crate) mod msg {
     pub const UNRESOLVED_TASK: &str = "The question matched no alias of any public concept.";
     pub const UNRESOLVED_TERMS: &str =
         "The question uses words outside the bundle's declared vocabulary.";
+    pub const AMBIGUOUS_REGIME: &str = "A concept belongs to several guidance regimes and the question does not establish which one applies; none was chosen.";
     pub const MISSING_REGIME: &str = "The question establishes or leaves open a guidance regime whose guidance the bundle does not hold.";
     pub const AMBIGUOUS: &str =
         "A phrase names several declared concepts; none of them was chosen.";
@@ -398,6 +399,7 @@ impl<'a> Setup<'a> {
             .iter()
             .enumerate()
             .filter(|(_, r)| r.when_all.iter().all(resolved_id))
+            .filter(|(_, r)| regime::admits(regimes.as_ref(), r.regime.as_deref()))
             .map(|(i, _)| index_u32(i))
             .collect();
         let mut alternatives = Vec::new();
@@ -948,6 +950,10 @@ impl<'s, 'a> Pass<'s, 'a> {
                 .collect();
             self.missing_evidence
                 .push("ambiguous_concepts", msg::AMBIGUOUS, ids);
+        }
+        for ids in setup.regimes.iter().flat_map(|r| &r.ambiguous) {
+            self.missing_evidence
+                .push("ambiguous_regime", msg::AMBIGUOUS_REGIME, ids.clone());
         }
         for ids in setup.regimes.iter().flat_map(|r| &r.missing) {
             self.missing_evidence

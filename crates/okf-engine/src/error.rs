@@ -135,7 +135,8 @@ pub enum IndexRule {
     UnsafeRoute,
     /// Two gaps or two regimes share an id, or a gap id is a record id.
     DuplicateDeclaration,
-    /// A regime names an id that is not a public concept (or, in `absent_evidence`, not a gap).
+    /// A regime names an id that is not a public concept (or, in `absent_evidence`, not a gap),
+    /// or a requirement names an undeclared regime.
     UnknownRegimeMember,
     /// Not a `YYYY-MM-DD` calendar date.
     NotDate,
@@ -174,7 +175,7 @@ impl fmt::Display for IndexRule {
             IndexRule::DuplicateAssertionId => f.write_str("assertion id is used by an earlier assertion"),
             IndexRule::DuplicateRequirementId => f.write_str("requirement id is used by an earlier requirement"),
             IndexRule::DuplicateDeclaration => f.write_str("id is already declared by an earlier gap, regime or record"),
-            IndexRule::UnknownRegimeMember => f.write_str("must name a public concept (concepts) or a declared gap (absent_evidence)"),
+            IndexRule::UnknownRegimeMember => f.write_str("must name a public concept (regime concepts), a declared gap (absent_evidence) or a declared regime (requirement regime)"),
             IndexRule::NotDate => f.write_str("must be a YYYY-MM-DD calendar date"),
             IndexRule::UnsafeRoute => f.write_str(
                 "route must be a lowercase segment followed by one or more /segments of [A-Za-z0-9._~-]",

@@ -299,6 +299,10 @@ pub struct Requirement {
     /// Limitations of this requirement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limitations: Option<Vec<String>>,
+    /// The guidance regime this requirement belongs to (additive): it applies only when the
+    /// question establishes that regime or leaves it open, and the regime is in force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regime: Option<String>,
     /// Record ids that must be selected.
     pub required: Vec<String>,
     /// Directed paths that must be present.

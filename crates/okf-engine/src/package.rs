@@ -175,6 +175,10 @@ fn write_requirement<S: Sink + ?Sized>(out: &mut S, req: &Requirement, missing: 
     }
     out.raw(",\"missing\":");
     write_strs(out, missing);
+    if let Some(regime) = &req.regime {
+        out.raw(",\"regime\":");
+        write_str(out, regime);
+    }
     out.raw(",\"required\":");
     write_strs(out, &req.required);
     if let Some(paths) = &req.required_paths {

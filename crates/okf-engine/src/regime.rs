@@ -3,10 +3,11 @@
 //! An index may declare regimes (legacy DMG, New Style ADM, …), the concepts that belong to
 //! each, phrases that establish one, and the dates it applies between. After resolution:
 //!
-//! - an ambiguity whose candidates all belong to regimes is narrowed to the candidates whose
-//!   regime is in force on the request's `as_of` date and, if the question establishes a
-//!   regime by phrase, to that regime's candidates; exactly one left resolves, more stay an
-//!   ambiguity (never a silent choice);
+//! - a resolved concept that belongs to several regimes in force on the request's `as_of`
+//!   date (a broad "JSA") is a regime ambiguity unless the question establishes exactly one of
+//!   them by phrase: reported as `ambiguous_regime`, never a silent choice;
+//! - an alias ambiguity whose candidates all belong to regimes is narrowed the same way
+//!   (regimes in force, then the established one); exactly one candidate left resolves;
 //! - the words of an established phrase are declared vocabulary, not unresolved terms;
 //! - every regime the question establishes or leaves open whose guidance the bundle does not
 //!   hold (`absent_evidence`) is named as missing.
@@ -47,6 +48,8 @@ pub struct RegimeOutcome {
     pub resolved: Vec<String>,
     /// Regime ids left open by a remaining regime ambiguity, declaration order.
     pub unresolved: Vec<String>,
+    /// For each resolved concept whose regime stays open: its id, then the candidate regimes.
+    pub ambiguous: Vec<Vec<String>>,
     /// For each established or open regime whose guidance is absent: its id, then its gap ids.
     pub missing: Vec<Vec<String>>,
 }
@@ -164,24 +167,43 @@ pub(crate) fn apply(
         .retain(|t| !phrase_words.contains(t));
 
     let doc = index.document();
-    let resolved_regime = |r: &Regime| {
-        in_force(r, as_of)
-            && resolution
-                .concepts
-                .iter()
-                .any(|c| r.concepts.contains(&doc.records[c.record as usize].id))
-    };
     let mut outcome = RegimeOutcome::default();
+    let mut resolved = vec![false; regimes.len()];
+    for c in &resolution.concepts {
+        let id = &doc.records[c.record as usize].id;
+        let candidates: Vec<usize> = regimes_of(id)
+            .into_iter()
+            .filter(|&r| in_force(&regimes[r], as_of))
+            .collect();
+        let pinned: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&r| established[r])
+            .collect();
+        match (candidates.as_slice(), pinned.as_slice()) {
+            ([one], _) | (_, [one]) => resolved[*one] = true,
+            ([], _) => {}
+            (many, _) => {
+                for &r in many {
+                    open[r] = true;
+                }
+                outcome.ambiguous.push(
+                    std::iter::once(id.clone())
+                        .chain(many.iter().map(|&r| regimes[r].id.clone()))
+                        .collect(),
+                );
+            }
+        }
+    }
     for (i, r) in regimes.iter().enumerate() {
-        let resolved = resolved_regime(r);
-        if resolved {
+        if resolved[i] {
             outcome.resolved.push(r.id.clone());
         }
-        if open[i] && !resolved {
+        if open[i] && !resolved[i] {
             outcome.unresolved.push(r.id.clone());
         }
         let absent = r.absent_evidence.as_deref().unwrap_or_default();
-        if (resolved || open[i]) && !absent.is_empty() {
+        if (resolved[i] || open[i]) && !absent.is_empty() {
             outcome.missing.push(
                 std::iter::once(r.id.clone())
                     .chain(absent.iter().cloned())
@@ -190,4 +212,13 @@ pub(crate) fn apply(
         }
     }
     Some(outcome)
+}
+
+/// Whether a requirement of `regime` may apply: always without regimes or without a declared
+/// regime; otherwise only when the question establishes the regime or leaves it open.
+pub(crate) fn admits(outcome: Option<&RegimeOutcome>, regime: Option<&str>) -> bool {
+    match (outcome, regime) {
+        (Some(o), Some(r)) => o.resolved.iter().chain(&o.unresolved).any(|id| id == r),
+        _ => true,
+    }
 }

@@ -484,6 +484,14 @@ fn validate_gaps_and_regimes(doc: &IndexDocument) -> Result<(), Error> {
             }
         }
     }
+    for (i, q) in doc.requirements.iter().enumerate() {
+        if q.regime.as_deref().is_some_and(|r| !regime_ids.contains(r)) {
+            return Err(fail(
+                format!("requirements[{i}].regime"),
+                IndexRule::UnknownRegimeMember,
+            ));
+        }
+    }
     Ok(())
 }
 
