@@ -106,9 +106,11 @@ pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built,
     }
     c.check_conflicts()?;
     let mut gaps = Vec::new();
+    let mut gap_origins = Vec::new();
     for f in &files {
         for g in &f.body.gap {
             gaps.push(c.gap(g.get_ref(), f.origin(g))?);
+            gap_origins.push(f.origin(g));
         }
     }
     for f in &files {
@@ -121,9 +123,11 @@ pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built,
         }
     }
     let mut regimes = Vec::new();
+    let mut regime_origins = Vec::new();
     for f in &files {
         for r in &f.body.regime {
             regimes.push(c.regime(r.get_ref(), f.origin(r))?);
+            regime_origins.push(f.origin(r));
         }
     }
     c.regime_ids = regimes.iter().map(|r| r.id.clone()).collect();
@@ -146,9 +150,13 @@ pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built,
     if let Err(e) = ContextIndex::new(index.clone()) {
         let origin = engine_error_origin(
             &e,
-            &c.record_origins,
-            &c.assertion_origins,
-            &c.requirement_origins,
+            &[
+                ("records", &c.record_origins),
+                ("assertions", &c.assertion_origins),
+                ("requirements", &c.requirement_origins),
+                ("gaps", &gap_origins),
+                ("regimes", &regime_origins),
+            ],
         )
         .unwrap_or(index_origin);
         return Err(origin.error(Rule::Index(e.to_string())));
@@ -222,12 +230,7 @@ fn index_section(files: &[ParsedFile]) -> Result<(&IndexDecl, Origin), Error> {
 }
 
 /// The item a JSON path such as `records[3].label` names, if any.
-fn engine_error_origin(
-    e: &okf_engine::Error,
-    records: &[Origin],
-    assertions: &[Origin],
-    requirements: &[Origin],
-) -> Option<Origin> {
+fn engine_error_origin(e: &okf_engine::Error, lists: &[(&str, &Vec<Origin>)]) -> Option<Origin> {
     let path = match e {
         okf_engine::Error::Index { path, .. } | okf_engine::Error::EvidenceUnit { path, .. } => {
             path
@@ -236,13 +239,11 @@ fn engine_error_origin(
     };
     let (list, rest) = path.split_once('[')?;
     let n: usize = rest.split_once(']')?.0.parse().ok()?;
-    match list {
-        "records" => records.get(n),
-        "assertions" => assertions.get(n),
-        "requirements" => requirements.get(n),
-        _ => None,
-    }
-    .cloned()
+    lists
+        .iter()
+        .find(|(name, _)| *name == list)
+        .and_then(|(_, origins)| origins.get(n))
+        .cloned()
 }
 
 struct Compiler {

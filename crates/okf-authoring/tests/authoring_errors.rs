@@ -479,3 +479,40 @@ fn compiled_index_is_validated_by_the_engine_at_the_item_line() {
         "{e}"
     );
 }
+
+#[test]
+fn regimes_compile_and_their_dates_are_checked_by_the_engine() {
+    let graph = format!(
+        "{GRAPH}\n[[regime]]\nroute = \"regime/old\"\nlabel = \"Old rules\"\nconcepts = [\"concept/loans\"]\nphrases = [\"old rules\"]\nvalid_until = \"2020-13-01\"\n"
+    );
+    let e = fails(PROFILE, &graph, CAPTURE);
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:31: the compiled index is invalid: invalid index at regimes[0].valid_until: must be a YYYY-MM-DD calendar date"
+    );
+    let ok = run(PROFILE, &graph.replace("2020-13-01", "2020-12-01"), CAPTURE).unwrap();
+    let regime = &ok.index.regimes.as_ref().unwrap()[0];
+    assert_eq!(regime.id, "https://x.example/regime/old");
+    assert_eq!(regime.concepts, ["https://x.example/concept/loans"]);
+    let e = fails(
+        PROFILE,
+        &graph.replace("[\"concept/loans\"]", "[\"evidence/rule\"]"),
+        CAPTURE,
+    );
+    assert_eq!(
+        e.to_string(),
+        format!("graph.toml:31: \"evidence/rule\" does not name a declared public concept")
+    );
+    let e = fails(
+        PROFILE,
+        &graph_with(
+            "when_all = [\"concept/loans\"]",
+            "when_all = [\"concept/loans\"]\nregime = \"regime/none\"",
+        ),
+        CAPTURE,
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:23: \"regime/none\" does not name a declared regime"
+    );
+}

@@ -10,7 +10,8 @@ mod serve_cmd;
 
 use clap::{Args, Parser, Subcommand};
 use okf_engine::{
-    Binding, Budget, ContextIndex, Error, assemble, check_identity, explain, package_identity,
+    AsOf, AssembleOptions, Binding, Budget, ContextIndex, Error, assemble_with_options,
+    check_identity, explain, package_identity,
 };
 use serde_json::Value;
 use std::io::Write;
@@ -90,6 +91,10 @@ struct AskArgs {
     /// Pretty-print instead of canonical compact JSON (the identity is unchanged).
     #[arg(long)]
     pretty: bool,
+    /// The date the question is about (YYYY-MM-DD); guidance regimes not in force on it are
+    /// not candidates (only indexes that declare regimes are affected).
+    #[arg(long)]
+    as_of: Option<String>,
     /// The question.
     question: String,
 }
@@ -218,7 +223,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let index = args.source.load()?;
             let budget = args.source.budget()?;
             let binding = args.source.binding();
-            let package = assemble(&index, &args.question, &budget, binding.as_ref())?;
+            let options = AssembleOptions {
+                as_of: args.as_of.as_deref().map(AsOf::parse).transpose()?,
+                ..AssembleOptions::default()
+            };
+            let package =
+                assemble_with_options(&index, &args.question, &budget, binding.as_ref(), &options)?;
             if args.pretty {
                 let value: Value = serde_json::from_str(&package.json).map_err(|e| {
                     CliError::Engine(Error::Json {
