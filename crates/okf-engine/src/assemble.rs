@@ -304,6 +304,9 @@ pub struct AssembleOptions {
     /// The date the question is asked about; regimes not in force on it are not candidates
     /// (additive; only indexes that declare `regimes` are affected).
     pub as_of: Option<AsOf>,
+    /// Write the richer package profile (`profile`, `guidance_regime`, `status_basis`; see
+    /// docs/authoring.md). Off by default, so default packages are unchanged.
+    pub regime_profile: bool,
 }
 
 /// Assembles the evidence package for a question with default options.

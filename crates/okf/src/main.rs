@@ -95,6 +95,9 @@ struct AskArgs {
     /// not candidates (only indexes that declare regimes are affected).
     #[arg(long)]
     as_of: Option<String>,
+    /// Write the richer package profile (guidance_regime, status_basis); off by default.
+    #[arg(long)]
+    regime_profile: bool,
     /// The question.
     question: String,
 }
@@ -225,6 +228,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let binding = args.source.binding();
             let options = AssembleOptions {
                 as_of: args.as_of.as_deref().map(AsOf::parse).transpose()?,
+                regime_profile: args.regime_profile,
                 ..AssembleOptions::default()
             };
             let package =
