@@ -58,6 +58,10 @@ pub struct BundleDecl {
     /// Further named versions.
     #[serde(default)]
     pub versions: Vec<VersionDecl>,
+    /// `"regimes"`: packages of this bundle use the richer profile unless a request says
+    /// otherwise (docs/authoring.md).
+    #[serde(default)]
+    pub package_profile: Option<String>,
 }
 
 /// One `[[bundle.versions]]` entry.
@@ -88,6 +92,8 @@ pub struct LoadedVersion {
     pub index: Arc<ContextIndex>,
     /// Binding recorded in packages: the declared URL and the file's SHA-256.
     pub binding: Binding,
+    /// Packages use the richer profile by default (registry `package_profile = "regimes"`).
+    pub regime_profile: bool,
 }
 
 /// A version entry as listed by `/api/bundles`.
@@ -177,6 +183,7 @@ impl Registry {
             state: Ok(LoadedVersion {
                 index: Arc::new(index),
                 binding,
+                regime_profile: false,
             }),
         };
         let mut registry = Registry::default();
@@ -221,6 +228,16 @@ impl Registry {
                     decl.id
                 )));
             }
+            let regime_profile = match decl.package_profile.as_deref() {
+                None => false,
+                Some("regimes") => true,
+                Some(other) => {
+                    return Err(invalid(format!(
+                        "package_profile {other:?} of bundle {:?} must be \"regimes\" when given",
+                        decl.id
+                    )));
+                }
+            };
             let main_name = decl
                 .version_name
                 .clone()
@@ -263,7 +280,11 @@ impl Registry {
                     &v.sha256,
                     &index_url,
                     v.snapshot.as_deref(),
-                );
+                )
+                .map(|loaded| LoadedVersion {
+                    regime_profile,
+                    ..loaded
+                });
                 let snapshot = match &state {
                     Ok(loaded) => Some(loaded.index.document().bundle.snapshot.clone()),
                     Err(_) => v.snapshot.clone(),
@@ -343,6 +364,7 @@ fn load_version(
     Ok(LoadedVersion {
         index: Arc::new(index),
         binding,
+        regime_profile: false,
     })
 }
 
