@@ -407,6 +407,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::unwrap_used)]
     fn profile_is_opt_in_per_request_and_per_registry_entry() {
         let index = include_str!("../../okf/example/index.json");
         let ask = |service: &Service, profile: Option<&str>| -> Value {
