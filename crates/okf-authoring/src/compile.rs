@@ -12,7 +12,7 @@ use okf_engine::model::{
     Access, Assertion, ContextGuard, Gap, IndexDocument, PathSpec, Provenance, Record, RecordKind,
     Regime, Requirement,
 };
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use toml::Spanned;
 
 /// The file every profile folder must have; it alone may declare `[index]`.
@@ -87,7 +87,7 @@ pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built,
         assertion_ends: HashMap::new(),
         requirements: Vec::new(),
         requirement_origins: Vec::new(),
-        gaps: HashMap::new(),
+        gaps: HashSet::new(),
         regime_ids: Vec::new(),
     };
     for f in &files {
@@ -260,7 +260,7 @@ struct Compiler {
     requirements: Vec<Requirement>,
     requirement_origins: Vec<Origin>,
     /// Declared gap ids.
-    gaps: HashMap<String, ()>,
+    gaps: HashSet<String>,
     /// Declared regime ids.
     regime_ids: Vec<String>,
 }
@@ -479,7 +479,7 @@ impl Compiler {
         if self.record_kind.contains_key(&id) {
             return Err(origin.error(Rule::GapDeclared(g.route.clone())));
         }
-        if self.gaps.insert(id.clone(), ()).is_some() {
+        if !self.gaps.insert(id.clone()) {
             return Err(origin.error(Rule::DuplicateId(id)));
         }
         Ok(Gap {
@@ -502,7 +502,7 @@ impl Compiler {
                 list.iter()
                     .map(|g| {
                         let id = self.reference(g);
-                        if self.gaps.contains_key(&id) {
+                        if self.gaps.contains(&id) {
                             Ok(id)
                         } else {
                             Err(Rule::UnknownReference {
@@ -530,7 +530,7 @@ impl Compiler {
     /// Resolves a reference to a declared record or a declared gap.
     fn declared_or_gap(&self, reference: &str) -> Result<String, Rule> {
         let id = self.reference(reference);
-        if self.gaps.contains_key(&id) {
+        if self.gaps.contains(&id) {
             return Ok(id);
         }
         self.declared(reference, None, "record or gap")
