@@ -41,6 +41,7 @@ fn assemble_json(ix: &Value, question: &str, budget: Budget, grouped: bool) -> V
     let index = index(ix).unwrap();
     let options = AssembleOptions {
         group_issues: grouped,
+        ..AssembleOptions::default()
     };
     let package = assemble_with_options(&index, question, &budget, None, &options).unwrap();
     assert_eq!(package.used_bytes, package.json.len() as u64);

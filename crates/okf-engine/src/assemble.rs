@@ -7,6 +7,7 @@ use crate::error::{Error, QuestionRule};
 use crate::index::{ContextIndex, Governance, index_u32};
 use crate::model::{Access, Binding, REQUIRES_PREDICATE, RecordKind};
 use crate::package::{self, Assembled, PackageView};
+use crate::regime::{self, AsOf, RegimeOutcome};
 use crate::resolve::{Resolution, resolve};
 use crate::validate::{is_http_url, utf16_len};
 use std::borrow::Cow;
@@ -132,6 +133,8 @@ pub(crate) mod msg {
     pub const UNRESOLVED_TASK: &str = "The question matched no alias of any public concept.";
     pub const UNRESOLVED_TERMS: &str =
         "The question uses words outside the bundle's declared vocabulary.";
+    pub const AMBIGUOUS_REGIME: &str = "A concept belongs to several guidance regimes and the question does not establish which one applies; none was chosen.";
+    pub const MISSING_REGIME: &str = "The question establishes or leaves open a guidance regime whose guidance the bundle does not hold.";
     pub const AMBIGUOUS: &str =
         "A phrase names several declared concepts; none of them was chosen.";
     pub const MISSING_DEPENDENCY: &str =
@@ -259,6 +262,8 @@ pub(crate) struct Setup<'a> {
     pub applicable: Vec<u32>,
     pub alternatives: Vec<(Rc<str>, u32)>,
     pub options: AssembleOptions,
+    /// What the index's regimes established; `None` for an index without regimes.
+    pub regimes: Option<RegimeOutcome>,
 }
 
 struct Item {
@@ -296,6 +301,12 @@ pub struct AssembleOptions {
     /// Merge single-id issues of the same code and message into one row (spec §3.7 "issue
     /// grouping"), as the reference does for unit corpora (`okf-context-corpus.v2`/`v3`).
     pub group_issues: bool,
+    /// The date the question is asked about; regimes not in force on it are not candidates
+    /// (additive; only indexes that declare `regimes` are affected).
+    pub as_of: Option<AsOf>,
+    /// Write the richer package profile (`profile`, `guidance_regime`, `status_basis`; see
+    /// docs/authoring.md). Off by default, so default packages are unchanged.
+    pub regime_profile: bool,
 }
 
 /// Assembles the evidence package for a question with default options.
@@ -378,7 +389,8 @@ impl<'a> Setup<'a> {
         binding: Binding,
         options: AssembleOptions,
     ) -> Self {
-        let resolution = resolve(index, question);
+        let mut resolution = resolve(index, question);
+        let regimes = regime::apply(index, question, options.as_of, &mut resolution);
         let doc = index.document();
         let mut is_resolved = vec![false; doc.records.len()];
         for c in &resolution.concepts {
@@ -390,6 +402,7 @@ impl<'a> Setup<'a> {
             .iter()
             .enumerate()
             .filter(|(_, r)| r.when_all.iter().all(resolved_id))
+            .filter(|(_, r)| regime::admits(regimes.as_ref(), r.regime.as_deref()))
             .map(|(i, _)| index_u32(i))
             .collect();
         let mut alternatives = Vec::new();
@@ -414,6 +427,7 @@ impl<'a> Setup<'a> {
             applicable,
             alternatives,
             options,
+            regimes,
         }
     }
 
@@ -939,6 +953,14 @@ impl<'s, 'a> Pass<'s, 'a> {
                 .collect();
             self.missing_evidence
                 .push("ambiguous_concepts", msg::AMBIGUOUS, ids);
+        }
+        for ids in setup.regimes.iter().flat_map(|r| &r.ambiguous) {
+            self.missing_evidence
+                .push("ambiguous_regime", msg::AMBIGUOUS_REGIME, ids.clone());
+        }
+        for ids in setup.regimes.iter().flat_map(|r| &r.missing) {
+            self.missing_evidence
+                .push("missing_regime_evidence", msg::MISSING_REGIME, ids.clone());
         }
     }
 

@@ -69,6 +69,12 @@ pub enum Error {
         /// Why it cannot be canonicalised.
         source: crate::canonical::CanonicalError,
     },
+    /// The request's `as_of` is not a `YYYY-MM-DD` calendar date.
+    #[error("as_of: {value:?} must be a YYYY-MM-DD calendar date")]
+    AsOf {
+        /// The value given.
+        value: String,
+    },
     /// A stored package failed verification (spec §4.5).
     #[error("package: {0}")]
     Package(PackageRule),
@@ -154,6 +160,13 @@ pub enum IndexRule {
     DuplicateRequirementId,
     /// A route is not a safe relative route.
     UnsafeRoute,
+    /// Two gaps or two regimes share an id, or a gap id is a record id.
+    DuplicateDeclaration,
+    /// A regime names an id that is not a public concept (or, in `absent_evidence`, not a gap),
+    /// or a requirement names an undeclared regime.
+    UnknownRegimeMember,
+    /// Not a `YYYY-MM-DD` calendar date.
+    NotDate,
     /// `evidence_unit` on a record whose kind is not `evidence`.
     UnitOnNonEvidence,
     /// A context guard lists the same concept twice.
@@ -188,6 +201,9 @@ impl fmt::Display for IndexRule {
             IndexRule::DuplicateRecordId => f.write_str("record id is used by an earlier record"),
             IndexRule::DuplicateAssertionId => f.write_str("assertion id is used by an earlier assertion"),
             IndexRule::DuplicateRequirementId => f.write_str("requirement id is used by an earlier requirement"),
+            IndexRule::DuplicateDeclaration => f.write_str("id is already declared by an earlier gap, regime or record"),
+            IndexRule::UnknownRegimeMember => f.write_str("must name a public concept (regime concepts), a declared gap (absent_evidence) or a declared regime (requirement regime)"),
+            IndexRule::NotDate => f.write_str("must be a YYYY-MM-DD calendar date"),
             IndexRule::UnsafeRoute => f.write_str(
                 "route must be a lowercase segment followed by one or more /segments of [A-Za-z0-9._~-]",
             ),

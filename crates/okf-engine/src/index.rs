@@ -133,10 +133,18 @@ fn canonical_index(
     join(&mut out, assertions);
     out.push_str(",\"bundle\":");
     out.push_str(&canonical_json(&doc.bundle)?);
+    if let Some(gaps) = &doc.gaps {
+        out.push_str(",\"gaps\":");
+        out.push_str(&canonical_json(gaps)?);
+    }
     out.push_str(",\"limitations\":");
     out.push_str(&canonical_json(&doc.limitations)?);
     out.push_str(",\"records\":");
     join(&mut out, records);
+    if let Some(regimes) = &doc.regimes {
+        out.push_str(",\"regimes\":");
+        out.push_str(&canonical_json(regimes)?);
+    }
     out.push_str(",\"requirements\":");
     out.push_str(&canonical_json(&doc.requirements)?);
     out.push_str(",\"schema\":");
@@ -403,6 +411,11 @@ impl ContextIndex {
     /// True when a span of the record's evidence unit does not hash to its fragment digest.
     pub fn record_unit_integrity_failed(&self, index: usize) -> bool {
         self.unit_integrity_failed[index]
+    }
+
+    /// True when the id is a declared gap (guidance the bundle knowingly does not hold).
+    pub fn is_declared_gap(&self, id: &str) -> bool {
+        self.doc.gaps.iter().flatten().any(|g| g.id == id)
     }
 
     /// True when the record is a public concept (the only records questions resolve to).

@@ -27,6 +27,7 @@ mod error;
 mod index;
 pub mod model;
 mod package;
+mod regime;
 mod resolve;
 mod stored;
 pub mod text;
@@ -40,7 +41,8 @@ pub use budget::{BUDGET_RANGES, Budget};
 pub use error::{BudgetRule, Error, IndexRule, PackageRule, QuestionRule, UnitRule};
 pub use index::{AliasGroup, ContextIndex, Governance};
 pub use model::Binding;
-pub use package::{Assembled, ENGINE_ID, PACKAGE_SCHEMA};
+pub use package::{Assembled, ENGINE_ID, PACKAGE_SCHEMA, REGIME_PROFILE};
+pub use regime::{AsOf, RegimeOutcome};
 pub use resolve::{Ambiguity, RESOLUTION_WORK_LIMIT, Resolution, ResolvedConcept, resolve};
 pub use stored::{
     DeclaredIdentity, PackageIdentity, check_identity, declared_identity, explain,

@@ -16,16 +16,61 @@ pub struct IndexDocument {
     pub assertions: Vec<Assertion>,
     /// Identity of the bundle this index belongs to.
     pub bundle: Bundle,
+    /// Declared gaps: ids of guidance the bundle knowingly does not hold (this project's
+    /// additive extension; absent in reference indexes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gaps: Option<Vec<Gap>>,
     /// Author-declared limitations, copied into every package.
     pub limitations: Vec<String>,
     /// Concept, evidence and scope records.
     pub records: Vec<Record>,
+    /// Guidance regimes the concepts belong to (this project's additive extension; absent in
+    /// reference indexes, which then behave exactly as before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regimes: Option<Vec<Regime>>,
     /// Author-declared evidence requirements.
     pub requirements: Vec<Requirement>,
     /// Always `okf-context-index.v1`.
     pub schema: String,
     /// What the index as a whole claims to cover.
     pub scope: String,
+}
+
+/// A declared gap: guidance the bundle knowingly does not hold. Assertions may point to it and
+/// requirements may require it; traversal and requirements then report it missing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Gap {
+    /// IRI; never a record id.
+    pub id: String,
+    /// What is missing.
+    pub label: String,
+    /// Why it is missing (for example an unreconciled source dependency).
+    pub reason: String,
+}
+
+/// A guidance regime, such as legacy DMG or New Style ADM, and the concepts that belong to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Regime {
+    /// Gap ids of this regime's guidance that the bundle does not hold. When non-empty, a
+    /// question that establishes the regime or leaves it open is told so by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absent_evidence: Option<Vec<String>>,
+    /// Public concept ids that belong to this regime.
+    pub concepts: Vec<String>,
+    /// IRI, unique among regimes.
+    pub id: String,
+    /// Human-readable label.
+    pub label: String,
+    /// Phrases that establish the regime in a question ("income-based", "New Style").
+    pub phrases: Vec<String>,
+    /// First day the regime applies (`YYYY-MM-DD`), when declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_from: Option<String>,
+    /// First day the regime no longer applies (`YYYY-MM-DD`), when declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_until: Option<String>,
 }
 
 /// Bundle identity `{id, snapshot, source_url}`.
@@ -254,6 +299,10 @@ pub struct Requirement {
     /// Limitations of this requirement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limitations: Option<Vec<String>>,
+    /// The guidance regime this requirement belongs to (additive): it applies only when the
+    /// question establishes that regime or leaves it open, and the regime is in force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regime: Option<String>,
     /// Record ids that must be selected.
     pub required: Vec<String>,
     /// Directed paths that must be present.

@@ -175,6 +175,10 @@ fn write_requirement<S: Sink + ?Sized>(out: &mut S, req: &Requirement, missing: 
     }
     out.raw(",\"missing\":");
     write_strs(out, missing);
+    if let Some(regime) = &req.regime {
+        out.raw(",\"regime\":");
+        write_str(out, regime);
+    }
     out.raw(",\"required\":");
     write_strs(out, &req.required);
     if let Some(paths) = &req.required_paths {
@@ -202,6 +206,54 @@ fn write_requirement<S: Sink + ?Sized>(out: &mut S, req: &Requirement, missing: 
     );
     out.raw(",\"when_all\":");
     write_strs(out, &req.when_all);
+    out.byte(b'}');
+}
+
+/// The value of `profile` in a package written with the richer profile.
+pub const REGIME_PROFILE: &str = "okf-governed-context.v1+regimes.v1";
+
+/// `guidance_regime`: the regimes the question establishes and leaves open, and `as_of`.
+fn write_guidance_regime<S: Sink + ?Sized>(out: &mut S, pass: &Pass<'_, '_>) {
+    let setup = pass.setup;
+    let outcome = setup.regimes.as_ref().filter(|_| !pass.fallback);
+    out.raw(",\"guidance_regime\":{\"as_of\":");
+    match setup.options.as_of {
+        Some(d) => write_str(out, &d.to_date_string()),
+        None => out.raw("null"),
+    }
+    out.raw(",\"resolved\":");
+    write_strs(out, outcome.map_or(&[][..], |o| &o.resolved));
+    out.raw(",\"unresolved\":");
+    write_strs(out, outcome.map_or(&[][..], |o| &o.unresolved));
+    out.byte(b'}');
+}
+
+/// `status_basis`: the arithmetic behind `evidence_status`.
+fn write_status_basis<S: Sink + ?Sized>(out: &mut S, pass: &Pass<'_, '_>) {
+    let (total, met, blocking) = if pass.fallback {
+        (0, 0, 0)
+    } else {
+        let met = pass
+            .requirements
+            .iter()
+            .filter(|r| r.missing.is_empty())
+            .count();
+        (pass.requirements.len(), met, pass.conflicts.items.len())
+    };
+    out.raw(",\"status_basis\":{\"conflicts_blocking\":");
+    write_u64(out, blocking as u64);
+    out.raw(",\"requirements_met\":");
+    write_u64(out, met as u64);
+    out.raw(",\"requirements_total\":");
+    write_u64(out, total as u64);
+    out.raw(",\"requirements_unmet\":");
+    write_u64(out, (total - met) as u64);
+    out.raw(",\"truncated\":");
+    out.raw(if pass.fallback || !pass.omissions.items.is_empty() {
+        "true"
+    } else {
+        "false"
+    });
     out.byte(b'}');
 }
 
@@ -307,6 +359,10 @@ fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity:
             pass.status.as_str()
         },
     );
+    let profile = setup.options.regime_profile;
+    if profile {
+        write_guidance_regime(out, pass);
+    }
     out.raw(",\"limitations\":");
     write_strs(out, pass.limitations());
     out.raw(",\"missing_evidence\":");
@@ -316,6 +372,10 @@ fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity:
         out.byte(b']');
     } else {
         write_issues(out, &pass.missing_evidence.items);
+    }
+    if profile {
+        out.raw(",\"profile\":");
+        write_str(out, REGIME_PROFILE);
     }
     out.raw(",\"question\":");
     write_str(out, setup.question);
@@ -425,7 +485,11 @@ fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity:
             out.byte(b'}');
         }
     }
-    out.raw("],\"unresolved_terms\":");
+    out.byte(b']');
+    if profile {
+        write_status_basis(out, pass);
+    }
+    out.raw(",\"unresolved_terms\":");
     if fallback {
         out.raw("[]");
     } else {

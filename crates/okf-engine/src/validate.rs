@@ -7,7 +7,8 @@
 use crate::canonical::{MAX_SAFE_INTEGER, is_hex64};
 use crate::error::{Error, IndexRule, UnitRule};
 use crate::model::{
-    Assertion, Authority, EvidenceUnit, IndexDocument, Provenance, Record, RecordKind, Requirement,
+    Access, Assertion, Authority, EvidenceUnit, IndexDocument, Provenance, Record, RecordKind,
+    Requirement,
 };
 use std::collections::HashSet;
 
@@ -392,6 +393,102 @@ pub fn validate_document(
             return Err(fail(
                 format!("requirements[{i}].id"),
                 IndexRule::DuplicateRequirementId,
+            ));
+        }
+    }
+    validate_gaps_and_regimes(doc)
+}
+
+/// A `YYYY-MM-DD` calendar date as the number `YYYYMMDD` (so dates compare as numbers), or
+/// `None` when the text is not such a date.
+pub fn date_number(s: &str) -> Option<u32> {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| -> Option<u32> {
+        let part = b.get(r)?;
+        part.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| part.iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0')))
+    };
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let (y, m, d) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    (1..=days).contains(&d).then_some(y * 10000 + m * 100 + d)
+}
+
+/// The additive `gaps` and `regimes` declarations (this project's extension).
+fn validate_gaps_and_regimes(doc: &IndexDocument) -> Result<(), Error> {
+    let records: HashSet<&str> = doc.records.iter().map(|r| r.id.as_str()).collect();
+    let public_concept = |id: &str| {
+        doc.records
+            .iter()
+            .any(|r| r.id == id && r.kind == RecordKind::Concept && r.access == Access::Public)
+    };
+    let gaps = doc.gaps.as_deref().unwrap_or_default();
+    check_count("gaps", gaps, 0, MAX_REQUIREMENTS)?;
+    let mut ids: HashSet<&str> = HashSet::new();
+    for (i, g) in gaps.iter().enumerate() {
+        let path = format!("gaps[{i}]");
+        check_iri(format!("{path}.id"), &g.id)?;
+        check_len(&format!("{path}.label"), &g.label, 500)?;
+        check_len(&format!("{path}.reason"), &g.reason, 4000)?;
+        if records.contains(g.id.as_str()) || !ids.insert(g.id.as_str()) {
+            return Err(fail(format!("{path}.id"), IndexRule::DuplicateDeclaration));
+        }
+    }
+    let regimes = doc.regimes.as_deref().unwrap_or_default();
+    check_count("regimes", regimes, 0, 32)?;
+    let mut regime_ids: HashSet<&str> = HashSet::new();
+    for (i, r) in regimes.iter().enumerate() {
+        let path = format!("regimes[{i}]");
+        check_iri(format!("{path}.id"), &r.id)?;
+        if !regime_ids.insert(r.id.as_str()) {
+            return Err(fail(format!("{path}.id"), IndexRule::DuplicateDeclaration));
+        }
+        check_len(&format!("{path}.label"), &r.label, 500)?;
+        check_count(&format!("{path}.concepts"), &r.concepts, 1, 200)?;
+        for (j, c) in r.concepts.iter().enumerate() {
+            if !public_concept(c) {
+                return Err(fail(
+                    format!("{path}.concepts[{j}]"),
+                    IndexRule::UnknownRegimeMember,
+                ));
+            }
+        }
+        check_count(&format!("{path}.phrases"), &r.phrases, 0, 50)?;
+        for (j, p) in r.phrases.iter().enumerate() {
+            check_len(&format!("{path}.phrases[{j}]"), p, 500)?;
+        }
+        for (j, g) in r.absent_evidence.iter().flatten().enumerate() {
+            if !ids.contains(g.as_str()) {
+                return Err(fail(
+                    format!("{path}.absent_evidence[{j}]"),
+                    IndexRule::UnknownRegimeMember,
+                ));
+            }
+        }
+        for (field, value) in [
+            ("valid_from", &r.valid_from),
+            ("valid_until", &r.valid_until),
+        ] {
+            if value.as_deref().is_some_and(|d| date_number(d).is_none()) {
+                return Err(fail(format!("{path}.{field}"), IndexRule::NotDate));
+            }
+        }
+    }
+    for (i, q) in doc.requirements.iter().enumerate() {
+        if q.regime.as_deref().is_some_and(|r| !regime_ids.contains(r)) {
+            return Err(fail(
+                format!("requirements[{i}].regime"),
+                IndexRule::UnknownRegimeMember,
             ));
         }
     }

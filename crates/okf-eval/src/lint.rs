@@ -51,6 +51,9 @@ pub mod kinds {
     /// A required-path hop is an assertion with other endpoints, or one traversal never
     /// follows (error).
     pub const REQUIRED_PATH_HOP_MISMATCH: &str = "required-path-hop-mismatch";
+    /// An assertion endpoint or required id is a declared gap: guidance the bundle knowingly
+    /// does not hold, reported missing whenever it is reached or required (info).
+    pub const DECLARED_GAP: &str = "declared-gap";
     /// A `conflicts_with` target is not a record (error).
     pub const CONFLICT_TARGET_NOT_RECORD: &str = "conflict-target-not-record";
     /// An evidence record's text does not hash to a declared `literal_sha256` (error).
@@ -199,7 +202,15 @@ pub fn lint(index: &ContextIndex) -> LintReport {
 
     for (i, a) in doc.assertions.iter().enumerate() {
         for (end, id) in [("source", &a.source), ("target", &a.target)] {
-            if !is_record(id) {
+            if index.is_declared_gap(id) {
+                out.push(
+                    Severity::Info,
+                    kinds::DECLARED_GAP,
+                    format!("assertions[{i}].{end}"),
+                    vec![a.id.clone(), id.clone()],
+                    format!("the {end} {id} is a declared gap; traversal reports it missing"),
+                );
+            } else if !is_record(id) {
                 out.push(
                     Severity::Error,
                     kinds::DANGLING_ASSERTION_ENDPOINT,
@@ -237,7 +248,15 @@ pub fn lint(index: &ContextIndex) -> LintReport {
         for (field, ids) in lists {
             for (j, id) in ids.iter().enumerate() {
                 let path = format!("requirements[{i}].{field}[{j}]");
-                if !is_record(id) {
+                if field == "required" && index.is_declared_gap(id) {
+                    out.push(
+                        Severity::Info,
+                        kinds::DECLARED_GAP,
+                        path,
+                        vec![req.id.clone(), id.clone()],
+                        format!("requires the declared gap {id}; the requirement stays unmet"),
+                    );
+                } else if !is_record(id) {
                     out.push(
                         Severity::Error,
                         kinds::REQUIREMENT_ID_NOT_RECORD,

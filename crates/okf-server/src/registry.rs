@@ -58,6 +58,10 @@ pub struct BundleDecl {
     /// Further named versions.
     #[serde(default)]
     pub versions: Vec<VersionDecl>,
+    /// `"regimes"`: packages of this bundle use the richer profile unless a request says
+    /// otherwise (docs/authoring.md).
+    #[serde(default)]
+    pub package_profile: Option<String>,
 }
 
 /// One `[[bundle.versions]]` entry.
@@ -90,6 +94,8 @@ pub struct LoadedVersion {
     pub binding: Binding,
     /// The verified file bytes, served read-only so the page can assemble locally.
     pub bytes: bytes::Bytes,
+    /// Packages use the richer profile by default (registry `package_profile = "regimes"`).
+    pub regime_profile: bool,
 }
 
 /// A version entry as listed by `/api/bundles`.
@@ -180,6 +186,7 @@ impl Registry {
                 index: Arc::new(index),
                 binding,
                 bytes: bytes::Bytes::copy_from_slice(index_json.as_bytes()),
+                regime_profile: false,
             }),
         };
         let mut registry = Registry::default();
@@ -230,6 +237,16 @@ impl Registry {
                     decl.id
                 )));
             }
+            let regime_profile = match decl.package_profile.as_deref() {
+                None => false,
+                Some("regimes") => true,
+                Some(other) => {
+                    return Err(invalid(format!(
+                        "package_profile {other:?} of bundle {:?} must be \"regimes\" when given",
+                        decl.id
+                    )));
+                }
+            };
             let main_name = decl
                 .version_name
                 .clone()
@@ -272,7 +289,11 @@ impl Registry {
                     &v.sha256,
                     &index_url,
                     v.snapshot.as_deref(),
-                );
+                )
+                .map(|loaded| LoadedVersion {
+                    regime_profile,
+                    ..loaded
+                });
                 let snapshot = match &state {
                     Ok(loaded) => Some(loaded.index.document().bundle.snapshot.clone()),
                     Err(_) => v.snapshot.clone(),
@@ -385,6 +406,7 @@ fn load_version(
         index: Arc::new(index),
         binding,
         bytes: bytes.into(),
+        regime_profile: false,
     })
 }
 

@@ -3,7 +3,7 @@
 //! here; the package bytes are the engine's, unchanged.
 
 use crate::registry::{BundleEntry, LoadedVersion, Registry, is_date, is_logical_id};
-use okf_engine::{Assembled, Budget, assemble, explain};
+use okf_engine::{AsOf, AssembleOptions, Assembled, Budget, assemble_with_options, explain};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -26,10 +26,14 @@ pub struct AskRequest {
     pub as_of: Option<String>,
     /// Budget overrides; checked by the engine's rules.
     pub budget: Option<Value>,
+    /// `"regimes"`: write the richer package profile (docs/authoring.md); default off.
+    pub profile: Option<String>,
 }
 
 /// The keys of an ask request, in schema order.
-const ASK_FIELDS: [&str; 5] = ["bundle", "question", "version", "as_of", "budget"];
+const ASK_FIELDS: [&str; 6] = [
+    "bundle", "question", "version", "as_of", "budget", "profile",
+];
 
 /// Longest unknown key echoed back as an error's `field`.
 const MAX_ECHOED_KEY_CHARS: usize = 64;
@@ -78,6 +82,7 @@ impl AskRequest {
         let question = string("question", true)?.unwrap_or_default();
         let version = string("version", false)?;
         let as_of = string("as_of", false)?;
+        let profile = string("profile", false)?;
         let budget = match map.remove("budget") {
             None => None,
             Some(Value::Object(b)) => Some(Value::Object(b)),
@@ -100,6 +105,7 @@ impl AskRequest {
             version,
             as_of,
             budget,
+            profile,
         };
         request.check_ids()?;
         Ok(request)
@@ -500,11 +506,23 @@ impl Service {
             None => Budget::default(),
             Some(b) => Budget::from_json(b)?,
         };
-        let package = Arc::new(assemble(
+        let regime_profile = match req.profile.as_deref() {
+            None => loaded.regime_profile,
+            Some("regimes") => true,
+            Some(_) => return Err(invalid("profile", "must be \"regimes\" when given")),
+        };
+        let options = AssembleOptions {
+            // Already checked as a calendar date when the version was chosen.
+            as_of: req.as_of.as_deref().and_then(|d| AsOf::parse(d).ok()),
+            regime_profile,
+            ..AssembleOptions::default()
+        };
+        let package = Arc::new(assemble_with_options(
             &loaded.index,
             &req.question,
             &budget,
             Some(&loaded.binding),
+            &options,
         )?);
         if let Ok(mut cache) = self.cache.lock() {
             cache.insert(Arc::clone(&package), self.cache_limits);
@@ -590,5 +608,57 @@ mod tests {
             cache.touch(&fake(5, 0).context_id).is_none(),
             "an entry larger than the cache is not kept"
         );
+    }
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn profile_is_opt_in_per_request_and_per_registry_entry() {
+        let index = include_str!("../../okf/example/index.json");
+        let ask = |service: &Service, profile: Option<&str>| -> Value {
+            let req = AskRequest {
+                bundle: "example".into(),
+                question: "How do I borrow books?".into(),
+                version: None,
+                as_of: None,
+                budget: None,
+                profile: profile.map(str::to_owned),
+            };
+            let answer = service.ask(&req).unwrap();
+            serde_json::from_str(&answer.package.json).unwrap()
+        };
+        let limits = CacheLimits {
+            max_entries: 8,
+            max_bytes: 1 << 20,
+        };
+        let plain = Service::new(Registry::example(index).unwrap(), limits);
+        let default = ask(&plain, None);
+        assert!(default.get("profile").is_none());
+        let rich = ask(&plain, Some("regimes"));
+        assert_eq!(rich["profile"], "okf-governed-context.v1+regimes.v1");
+        assert_eq!(rich["status_basis"]["requirements_met"], 1);
+        let req = AskRequest {
+            bundle: "example".into(),
+            question: "x".into(),
+            version: None,
+            as_of: None,
+            budget: None,
+            profile: Some("other".into()),
+        };
+        assert_eq!(
+            plain.ask(&req).unwrap_err().to_string(),
+            "profile: must be \"regimes\" when given"
+        );
+        // Per registry entry: the bundle's setting is the default for its requests.
+        let mut registry = Registry::example(index).unwrap();
+        for b in registry.bundles.values_mut() {
+            for v in b.versions.values_mut() {
+                if let Ok(loaded) = &mut v.state {
+                    loaded.regime_profile = true;
+                }
+            }
+        }
+        let opted = Service::new(registry, limits);
+        assert_eq!(ask(&opted, None)["profile"], rich["profile"]);
+        assert_eq!(ask(&opted, None), rich);
     }
 }

@@ -2,6 +2,7 @@
 //! standard output; every decision about evidence is made by `okf-engine`.
 
 mod bench;
+mod build_cmd;
 mod delivery_cmd;
 mod eval_cmd;
 mod example;
@@ -11,7 +12,8 @@ mod serve_cmd;
 
 use clap::{Args, Parser, Subcommand};
 use okf_engine::{
-    Binding, Budget, ContextIndex, Error, assemble, check_identity, explain, package_identity,
+    AsOf, AssembleOptions, Binding, Budget, ContextIndex, Error, assemble_with_options,
+    check_identity, explain, package_identity,
 };
 use serde_json::Value;
 use std::io::Write;
@@ -65,6 +67,8 @@ enum Command {
     Lint(lint_cmd::LintArgs),
     /// Serve the HTTP API and the MCP endpoint over an allow-listed bundle registry.
     Serve(serve_cmd::ServeArgs),
+    /// Compile an authoring profile and its captured pages into an index.
+    Build(build_cmd::BuildArgs),
 }
 
 /// Where the index comes from and how packages are bound and budgeted.
@@ -100,6 +104,13 @@ struct AskArgs {
     /// Pretty-print instead of canonical compact JSON (the identity is unchanged).
     #[arg(long)]
     pretty: bool,
+    /// The date the question is about (YYYY-MM-DD); guidance regimes not in force on it are
+    /// not candidates (only indexes that declare regimes are affected).
+    #[arg(long)]
+    as_of: Option<String>,
+    /// Write the richer package profile (guidance_regime, status_basis); off by default.
+    #[arg(long)]
+    regime_profile: bool,
     /// The question.
     question: String,
 }
@@ -147,6 +158,9 @@ pub(crate) enum CliError {
     /// `okf eval` or `okf lint` refused an input (a case, controls file or mutation).
     #[error(transparent)]
     Eval(#[from] okf_eval::EvalError),
+    /// `okf build` refused a profile or capture (file, line and rule).
+    #[error(transparent)]
+    Authoring(#[from] okf_authoring::Error),
     /// An `okf eval` expectation failed or `okf lint` found an error (exit 1).
     #[error("{0}")]
     Failed(String),
@@ -225,7 +239,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let index = args.source.load()?;
             let budget = args.source.budget()?;
             let binding = args.source.binding();
-            let package = assemble(&index, &args.question, &budget, binding.as_ref())?;
+            let options = AssembleOptions {
+                as_of: args.as_of.as_deref().map(AsOf::parse).transpose()?,
+                regime_profile: args.regime_profile,
+                ..AssembleOptions::default()
+            };
+            let package =
+                assemble_with_options(&index, &args.question, &budget, binding.as_ref(), &options)?;
             if args.pretty {
                 let value: Value = serde_json::from_str(&package.json).map_err(|e| {
                     CliError::Engine(Error::Json {
@@ -271,6 +291,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Eval(args) => eval_cmd::run(&args),
         Command::Lint(args) => lint_cmd::run(&args),
         Command::Serve(args) => serve_cmd::run(args),
+        Command::Build(args) => build_cmd::run(&args),
     }
 }
 

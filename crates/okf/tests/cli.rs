@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{okf, shared, stdout, temp_dir};
+use common::{example, okf, shared, stderr, stdout, temp_dir};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -257,19 +257,66 @@ fn dwp_ask_with_explicit_binding_records_that_binding() {
 }
 
 #[test]
-fn example_bundle_files_are_exactly_what_their_generator_writes() {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("example/build_example.py");
-    let out = std::process::Command::new("python3")
-        .arg(script)
-        .arg("--check")
-        .output()
-        .expect("python3 runs");
+fn okf_build_rebuilds_the_example_bundle_byte_identically() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = std::env::temp_dir().join(format!("okf-build-example-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out_path = dir.join("index.json");
+    let profile = root.join("profiles/example");
+    let out = okf(&[
+        "build",
+        profile.to_str().unwrap(),
+        "--out",
+        out_path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let built = std::fs::read(&out_path).unwrap();
+    assert_eq!(built, std::fs::read(example("index.json")).unwrap());
+    // --check agrees, and refuses a file that differs.
+    let check = okf(&[
+        "build",
+        profile.to_str().unwrap(),
+        "--out",
+        &example("index.json"),
+        "--check",
+    ]);
+    assert!(check.status.success(), "{}", stderr(&check));
+    std::fs::write(&out_path, b"{}\n").unwrap();
+    let check = okf(&[
+        "build",
+        profile.to_str().unwrap(),
+        "--out",
+        out_path.to_str().unwrap(),
+        "--check",
+    ]);
+    assert_eq!(check.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn okf_build_names_file_line_and_rule_and_writes_nothing() {
+    let dir = std::env::temp_dir().join(format!("okf-build-bad-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("sources")).unwrap();
+    std::fs::write(
+        dir.join("profile.toml"),
+        "[index]\nbase = \"https://x.example/\"\nscope = 1\n",
+    )
+    .unwrap();
+    let out_path = dir.join("index.json");
+    let out = okf(&[
+        "build",
+        dir.to_str().unwrap(),
+        "--out",
+        out_path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let message = stderr(&out);
     assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+        message.contains("profile.toml:3: not a valid profile file"),
+        "{message}"
     );
+    assert!(!out_path.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -1,0 +1,718 @@
+//! Profile + captures → `okf-context-index.v1`.
+
+use crate::capture::{self, Capture, CaptureFile};
+use crate::error::{Error, Rule, line_of};
+use crate::profile::{
+    AssertionDecl, AssertionProvenance, Citation, Defaults, DocumentDecl, IndexDecl, ItemDefaults,
+    RecordDecl, RequirementDecl,
+};
+use crate::{ProfileFile, sha256_hex};
+use okf_engine::ContextIndex;
+use okf_engine::model::{
+    Access, Assertion, ContextGuard, Gap, IndexDocument, PathSpec, Provenance, Record, RecordKind,
+    Regime, Requirement,
+};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use toml::Spanned;
+
+/// The file every profile folder must have; it alone may declare `[index]`.
+pub const PROFILE_FILE: &str = "profile.toml";
+
+/// A compiled index.
+#[derive(Debug, Clone)]
+pub struct Built {
+    /// The typed index.
+    pub index: IndexDocument,
+    /// Its canonical JSON followed by a newline: the bytes to write.
+    pub json: String,
+}
+
+/// Where an item was declared: file and line.
+#[derive(Debug, Clone)]
+struct Origin {
+    file: String,
+    line: usize,
+}
+
+impl Origin {
+    fn error(&self, rule: Rule) -> Error {
+        Error {
+            file: self.file.clone(),
+            line: self.line,
+            rule,
+        }
+    }
+}
+
+struct ParsedFile {
+    name: String,
+    text: String,
+    body: crate::profile::ProfileFile,
+}
+
+impl ParsedFile {
+    fn origin<T>(&self, item: &Spanned<T>) -> Origin {
+        Origin {
+            file: self.name.clone(),
+            line: line_of(&self.text, item.span().start),
+        }
+    }
+}
+
+const PREDICATES: [(&str, &str); 5] = [
+    ("requires", "http://purl.org/dc/terms/requires"),
+    ("references", "http://purl.org/dc/terms/references"),
+    ("related", "http://www.w3.org/2004/02/skos/core#related"),
+    ("narrower", "http://www.w3.org/2004/02/skos/core#narrower"),
+    ("broader", "http://www.w3.org/2004/02/skos/core#broader"),
+];
+
+/// Compiles a profile and the captures it cites. `profile` files are ordered `profile.toml`
+/// first, then by name (byte order), whatever order the caller gives them in.
+pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built, Error> {
+    let files = parse_files(profile)?;
+    let captures = capture::load(captures)?;
+    let (index_decl, index_origin) = index_section(&files)?;
+    let base = index_decl.base.clone();
+    let profile_defaults = files[0].body.defaults.clone().unwrap_or_default();
+    let mut c = Compiler {
+        base,
+        captures,
+        documents: BTreeMap::new(),
+        records: Vec::new(),
+        record_origins: Vec::new(),
+        record_kind: HashMap::new(),
+        assertions: Vec::new(),
+        assertion_origins: Vec::new(),
+        assertion_ends: HashMap::new(),
+        requirements: Vec::new(),
+        requirement_origins: Vec::new(),
+        gaps: HashSet::new(),
+        regime_ids: Vec::new(),
+    };
+    for f in &files {
+        for d in &f.body.document {
+            c.declare_document(d.get_ref(), f.origin(d))?;
+        }
+    }
+    for f in &files {
+        let defaults = match &f.body.defaults {
+            Some(d) if f.name != PROFILE_FILE => d.over(&profile_defaults),
+            _ => profile_defaults.clone(),
+        };
+        for r in &f.body.record {
+            c.record(r.get_ref(), &defaults, f.origin(r))?;
+        }
+    }
+    c.check_conflicts()?;
+    let mut gaps = Vec::new();
+    let mut gap_origins = Vec::new();
+    for f in &files {
+        for g in &f.body.gap {
+            gaps.push(c.gap(g.get_ref(), f.origin(g))?);
+            gap_origins.push(f.origin(g));
+        }
+    }
+    for f in &files {
+        let defaults = match &f.body.defaults {
+            Some(d) if f.name != PROFILE_FILE => d.over(&profile_defaults),
+            _ => profile_defaults.clone(),
+        };
+        for a in &f.body.assertion {
+            c.assertion(a.get_ref(), &defaults.assertion, f.origin(a))?;
+        }
+    }
+    let mut regimes = Vec::new();
+    let mut regime_origins = Vec::new();
+    for f in &files {
+        for r in &f.body.regime {
+            regimes.push(c.regime(r.get_ref(), f.origin(r))?);
+            regime_origins.push(f.origin(r));
+        }
+    }
+    c.regime_ids = regimes.iter().map(|r| r.id.clone()).collect();
+    for f in &files {
+        for q in &f.body.requirement {
+            c.requirement(q.get_ref(), f.origin(q))?;
+        }
+    }
+    let index = IndexDocument {
+        assertions: c.assertions,
+        bundle: index_decl.bundle.clone(),
+        gaps: (!gaps.is_empty()).then_some(gaps),
+        limitations: index_decl.limitations.clone(),
+        records: c.records,
+        regimes: (!regimes.is_empty()).then_some(regimes),
+        requirements: c.requirements,
+        schema: "okf-context-index.v1".into(),
+        scope: index_decl.scope.clone(),
+    };
+    if let Err(e) = ContextIndex::new(index.clone()) {
+        let origin = engine_error_origin(
+            &e,
+            &[
+                ("records", &c.record_origins),
+                ("assertions", &c.assertion_origins),
+                ("requirements", &c.requirement_origins),
+                ("gaps", &gap_origins),
+                ("regimes", &regime_origins),
+            ],
+        )
+        .unwrap_or(index_origin);
+        return Err(origin.error(Rule::Index(e.to_string())));
+    }
+    // Field order of the typed model is canonical order, so this is canonical JSON.
+    let json = serde_json::to_string(&index)
+        .map_err(|e| index_origin_error(&files, Rule::Index(e.to_string())))?;
+    Ok(Built {
+        index,
+        json: json + "\n",
+    })
+}
+
+fn index_origin_error(files: &[ParsedFile], rule: Rule) -> Error {
+    Error {
+        file: files
+            .first()
+            .map(|f| f.name.clone())
+            .unwrap_or_else(|| PROFILE_FILE.into()),
+        line: 1,
+        rule,
+    }
+}
+
+fn parse_files(profile: &[ProfileFile]) -> Result<Vec<ParsedFile>, Error> {
+    let mut ordered: Vec<&ProfileFile> = profile.iter().collect();
+    ordered.sort_by(|a, b| {
+        (a.name != PROFILE_FILE, a.name.as_bytes())
+            .cmp(&(b.name != PROFILE_FILE, b.name.as_bytes()))
+    });
+    if ordered.first().is_none_or(|f| f.name != PROFILE_FILE) {
+        return Err(Error {
+            file: PROFILE_FILE.into(),
+            line: 1,
+            rule: Rule::MissingProfile,
+        });
+    }
+    ordered
+        .into_iter()
+        .map(|f| {
+            let body = toml::from_str(&f.text).map_err(|e| Error {
+                file: f.name.clone(),
+                line: e.span().map_or(1, |s| line_of(&f.text, s.start)),
+                rule: Rule::Syntax(e.message().trim_end().to_owned()),
+            })?;
+            Ok(ParsedFile {
+                name: f.name.clone(),
+                text: f.text.clone(),
+                body,
+            })
+        })
+        .collect()
+}
+
+fn index_section(files: &[ParsedFile]) -> Result<(&IndexDecl, Origin), Error> {
+    let mut found = None;
+    for f in files {
+        if let Some(decl) = &f.body.index {
+            let origin = f.origin(decl);
+            if found.is_some() || f.name != PROFILE_FILE {
+                return Err(origin.error(Rule::IndexSection));
+            }
+            found = Some((decl.get_ref(), origin));
+        }
+    }
+    found.ok_or_else(|| Error {
+        file: PROFILE_FILE.into(),
+        line: 1,
+        rule: Rule::IndexSection,
+    })
+}
+
+/// The item a JSON path such as `records[3].label` names, if any.
+fn engine_error_origin(e: &okf_engine::Error, lists: &[(&str, &Vec<Origin>)]) -> Option<Origin> {
+    let path = match e {
+        okf_engine::Error::Index { path, .. } | okf_engine::Error::EvidenceUnit { path, .. } => {
+            path
+        }
+        _ => return None,
+    };
+    let (list, rest) = path.split_once('[')?;
+    let n: usize = rest.split_once(']')?.0.parse().ok()?;
+    lists
+        .iter()
+        .find(|(name, _)| *name == list)
+        .and_then(|(_, origins)| origins.get(n))
+        .cloned()
+}
+
+struct Compiler {
+    base: String,
+    captures: BTreeMap<String, (String, Capture)>,
+    documents: BTreeMap<String, DocumentDecl>,
+    records: Vec<Record>,
+    record_origins: Vec<Origin>,
+    record_kind: HashMap<String, (RecordKind, usize)>,
+    assertions: Vec<Assertion>,
+    assertion_origins: Vec<Origin>,
+    /// Assertion id → (source id, target id).
+    assertion_ends: HashMap<String, (String, String)>,
+    requirements: Vec<Requirement>,
+    requirement_origins: Vec<Origin>,
+    /// Declared gap ids.
+    gaps: HashSet<String>,
+    /// Declared regime ids.
+    regime_ids: Vec<String>,
+}
+
+/// Fills a field from the item or its defaults.
+fn pick<T: Clone>(item: &Option<T>, default: &Option<T>, name: &'static str) -> Result<T, Rule> {
+    item.clone()
+        .or_else(|| default.clone())
+        .ok_or(Rule::MissingField(name))
+}
+
+impl Compiler {
+    fn id(&self, route: &str) -> String {
+        format!("{}{route}", self.base)
+    }
+
+    fn declare_document(&mut self, d: &DocumentDecl, origin: Origin) -> Result<(), Error> {
+        if self.documents.contains_key(&d.id) {
+            return Err(origin.error(Rule::DuplicateDocument(d.id.clone())));
+        }
+        let Some((_, capture)) = self.captures.get(&d.id) else {
+            return Err(origin.error(Rule::UnknownDocument(d.id.clone())));
+        };
+        if let Some(declared) = &d.source_sha256
+            && *declared != capture.source_sha256
+        {
+            return Err(origin.error(Rule::DigestMismatch {
+                what: "source_sha256",
+                declared: declared.clone(),
+                actual: capture.source_sha256.clone(),
+            }));
+        }
+        self.documents.insert(
+            d.id.clone(),
+            DocumentDecl {
+                id: d.id.clone(),
+                captured_at: d.captured_at.clone(),
+                source_sha256: d.source_sha256.clone(),
+                source_date: d.source_date.clone(),
+                source_date_kind: d.source_date_kind.clone(),
+            },
+        );
+        Ok(())
+    }
+
+    /// A provenance entry for a citation; with `text`, the literal digest of that text.
+    fn provenance(&self, c: &Citation, literal: Option<&str>) -> Result<Provenance, Rule> {
+        let (Some(decl), Some((_, capture))) = (
+            self.documents.get(&c.document),
+            self.captures.get(&c.document),
+        ) else {
+            return Err(Rule::UnknownDocument(c.document.clone()));
+        };
+        let url = match c.page {
+            Some(page) => capture
+                .page(page)
+                .ok_or_else(|| Rule::UnknownPage {
+                    document: c.document.clone(),
+                    page,
+                })?
+                .url
+                .clone(),
+            None => capture.source_url.clone(),
+        };
+        Ok(Provenance {
+            captured_at: decl.captured_at.clone(),
+            literal_sha256: literal.map(sha256_hex),
+            locator: c.locator.clone(),
+            source_date: decl.source_date.clone(),
+            source_date_kind: decl.source_date_kind.clone(),
+            source_sha256: capture.source_sha256.clone(),
+            url,
+        })
+    }
+
+    /// The exact text a citation selects from its page.
+    fn excerpt(&self, c: &Citation) -> Result<String, Rule> {
+        let capture = &self
+            .captures
+            .get(&c.document)
+            .ok_or_else(|| Rule::UnknownDocument(c.document.clone()))?
+            .1;
+        let page_no = c.page.ok_or(Rule::MissingField("source.page"))?;
+        let page = capture.page(page_no).ok_or_else(|| Rule::UnknownPage {
+            document: c.document.clone(),
+            page: page_no,
+        })?;
+        let text = page.text.as_str();
+        let unique = |s: &str| -> Result<usize, Rule> {
+            let mut hits = text.match_indices(s);
+            let first = hits
+                .next()
+                .ok_or_else(|| Rule::ExcerptNotFound(s.to_owned()))?;
+            if s.is_empty() || hits.next().is_some() {
+                return Err(Rule::ExcerptNotUnique(s.to_owned()));
+            }
+            Ok(first.0)
+        };
+        let selected = match (&c.quote, &c.from, &c.to) {
+            (None, None, None) => text.to_owned(),
+            (Some(q), None, None) => {
+                unique(q)?;
+                q.clone()
+            }
+            (None, Some(from), Some(to)) => {
+                let start = unique(from)?;
+                let after = start + from.len();
+                // The first `to` that ends at or after the end of `from`.
+                let end = text[start..]
+                    .match_indices(to.as_str())
+                    .map(|(i, _)| start + i + to.len())
+                    .find(|&end| end >= after)
+                    .ok_or_else(|| Rule::ExcerptNotFound(to.clone()))?;
+                text[start..end].to_owned()
+            }
+            _ => return Err(Rule::ExcerptSelectors),
+        };
+        if let Some(declared) = &c.literal_sha256 {
+            let actual = sha256_hex(&selected);
+            if *declared != actual {
+                return Err(Rule::DigestMismatch {
+                    what: "literal_sha256",
+                    declared: declared.clone(),
+                    actual,
+                });
+            }
+        }
+        Ok(selected)
+    }
+
+    fn record(&mut self, r: &RecordDecl, defaults: &Defaults, origin: Origin) -> Result<(), Error> {
+        let at = |rule| origin.error(rule);
+        let d: &ItemDefaults = match r.kind {
+            RecordKind::Concept => &defaults.concept,
+            RecordKind::Evidence => &defaults.evidence,
+            RecordKind::Scope => &defaults.scope,
+        };
+        let id = self.id(&r.route);
+        if self.record_kind.contains_key(&id) {
+            return Err(at(Rule::DuplicateId(id)));
+        }
+        let (text, mut provenance) = match (&r.text, &r.source) {
+            (Some(_), _) if r.kind == RecordKind::Evidence => return Err(at(Rule::EvidenceText)),
+            (Some(text), None) => (text.clone(), Vec::new()),
+            (None, Some(source)) => {
+                let text = self.excerpt(source).map_err(at)?;
+                let entry = self.provenance(source, Some(&text)).map_err(at)?;
+                (text, vec![entry])
+            }
+            _ => return Err(at(Rule::RecordText)),
+        };
+        for c in &r.provenance {
+            if c.quote.is_some() || c.from.is_some() || c.to.is_some() || c.literal_sha256.is_some()
+            {
+                return Err(at(Rule::ExcerptSelectors));
+            }
+            provenance.push(self.provenance(c, None).map_err(at)?);
+        }
+        let record = Record {
+            access: r.access.or(d.access).unwrap_or(Access::Public),
+            aliases: r.aliases.clone(),
+            assertion_status: pick(&r.assertion_status, &d.assertion_status, "assertion_status")
+                .map_err(at)?,
+            authority: pick(&r.authority, &d.authority, "authority").map_err(at)?,
+            // Resolved once every record is declared (check_conflicts).
+            conflicts_with: r
+                .conflicts_with
+                .as_ref()
+                .map(|c| c.iter().map(|route| self.reference(route)).collect()),
+            evidence_unit: None,
+            id: id.clone(),
+            kind: r.kind,
+            label: r.label.clone(),
+            provenance,
+            review_status: r.review_status.clone().or_else(|| d.review_status.clone()),
+            rights: pick(&r.rights, &d.rights, "rights").map_err(at)?,
+            route: r.route.clone(),
+            scope: pick(&r.scope, &d.scope, "scope").map_err(at)?,
+            text,
+        };
+        self.record_kind.insert(id, (r.kind, self.records.len()));
+        self.records.push(record);
+        self.record_origins.push(origin);
+        Ok(())
+    }
+
+    /// A reference as written (a route under `base`, or a full IRI) → an id.
+    fn reference(&self, reference: &str) -> String {
+        if reference.contains("://") {
+            reference.to_owned()
+        } else {
+            self.id(reference)
+        }
+    }
+
+    /// Resolves a reference that must name a declared record (of `kind`, when given).
+    fn declared(
+        &self,
+        reference: &str,
+        kind: Option<RecordKind>,
+        expected: &'static str,
+    ) -> Result<String, Rule> {
+        let id = self.reference(reference);
+        match self.record_kind.get(&id) {
+            Some((k, _)) if kind.is_none_or(|want| want == *k) => Ok(id),
+            _ => Err(Rule::UnknownReference {
+                reference: reference.to_owned(),
+                expected,
+            }),
+        }
+    }
+
+    /// Declares a gap.
+    fn gap(&mut self, g: &crate::profile::GapDecl, origin: Origin) -> Result<Gap, Error> {
+        let id = self.id(&g.route);
+        if self.record_kind.contains_key(&id) {
+            return Err(origin.error(Rule::GapDeclared(g.route.clone())));
+        }
+        if !self.gaps.insert(id.clone()) {
+            return Err(origin.error(Rule::DuplicateId(id)));
+        }
+        Ok(Gap {
+            id,
+            label: g.label.clone(),
+            reason: g.reason.clone(),
+        })
+    }
+
+    fn regime(&self, r: &crate::profile::RegimeDecl, origin: Origin) -> Result<Regime, Error> {
+        let at = |rule| origin.error(rule);
+        let concepts = r
+            .concepts
+            .iter()
+            .map(|c| self.declared(c, Some(RecordKind::Concept), "public concept"))
+            .collect::<Result<_, _>>()
+            .map_err(at)?;
+        let absent_evidence = match &r.absent_evidence {
+            Some(list) => Some(
+                list.iter()
+                    .map(|g| {
+                        let id = self.reference(g);
+                        if self.gaps.contains(&id) {
+                            Ok(id)
+                        } else {
+                            Err(Rule::UnknownReference {
+                                reference: g.clone(),
+                                expected: "gap",
+                            })
+                        }
+                    })
+                    .collect::<Result<_, _>>()
+                    .map_err(at)?,
+            ),
+            None => None,
+        };
+        Ok(Regime {
+            absent_evidence,
+            concepts,
+            id: self.id(&r.route),
+            label: r.label.clone(),
+            phrases: r.phrases.clone(),
+            valid_from: r.valid_from.clone(),
+            valid_until: r.valid_until.clone(),
+        })
+    }
+
+    /// Resolves a reference to a declared record or a declared gap.
+    fn declared_or_gap(&self, reference: &str) -> Result<String, Rule> {
+        let id = self.reference(reference);
+        if self.gaps.contains(&id) {
+            return Ok(id);
+        }
+        self.declared(reference, None, "record or gap")
+    }
+
+    fn check_conflicts(&self) -> Result<(), Error> {
+        for (record, origin) in self.records.iter().zip(&self.record_origins) {
+            for id in record.conflicts_with.iter().flatten() {
+                if !self.record_kind.contains_key(id) {
+                    return Err(origin.error(Rule::UnknownReference {
+                        reference: id.clone(),
+                        expected: "record",
+                    }));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn assertion(
+        &mut self,
+        a: &AssertionDecl,
+        d: &ItemDefaults,
+        origin: Origin,
+    ) -> Result<(), Error> {
+        let at = |rule| origin.error(rule);
+        let id = self.id(&a.route);
+        if self.assertion_ends.contains_key(&id) {
+            return Err(at(Rule::DuplicateId(id)));
+        }
+        let source = self.declared(&a.from, None, "record").map_err(at)?;
+        let target = self.declared_or_gap(&a.to).map_err(at)?;
+        let predicate = match PREDICATES.iter().find(|(short, _)| *short == a.predicate) {
+            Some((_, iri)) => (*iri).to_owned(),
+            None if a.predicate.contains("://") => a.predicate.clone(),
+            None => return Err(at(Rule::UnknownPredicate(a.predicate.clone()))),
+        };
+        let provenance = match &a.provenance {
+            AssertionProvenance::Keyword(k) if k == "target" => {
+                let declared = self
+                    .record_kind
+                    .get(&target)
+                    .map(|&(_, i)| &self.records[i]);
+                declared
+                    .into_iter()
+                    .flat_map(|r| &r.provenance)
+                    .map(|p| Provenance {
+                        literal_sha256: None,
+                        ..p.clone()
+                    })
+                    .collect()
+            }
+            AssertionProvenance::Keyword(k) => {
+                return Err(at(Rule::Syntax(format!(
+                    "provenance is \"target\" or a list of citations, not {k:?}"
+                ))));
+            }
+            AssertionProvenance::Citations(list) => list
+                .iter()
+                .map(|c| self.provenance(c, None))
+                .collect::<Result<_, _>>()
+                .map_err(at)?,
+        };
+        let context_guard = match &a.guard {
+            Some(g) => Some(ContextGuard {
+                when_all: g
+                    .iter()
+                    .map(|r| self.declared(r, Some(RecordKind::Concept), "concept"))
+                    .collect::<Result<_, _>>()
+                    .map_err(at)?,
+            }),
+            None => None,
+        };
+        self.assertion_ends
+            .insert(id.clone(), (source.clone(), target.clone()));
+        self.assertions.push(Assertion {
+            assertion_status: pick(&a.assertion_status, &d.assertion_status, "assertion_status")
+                .map_err(at)?,
+            authority: pick(&a.authority, &d.authority, "authority").map_err(at)?,
+            context_guard,
+            id,
+            label: a.label.clone(),
+            original_assertion_id: None,
+            predicate,
+            provenance,
+            scope: pick(&a.scope, &d.scope, "scope").map_err(at)?,
+            source,
+            target,
+        });
+        self.assertion_origins.push(origin);
+        Ok(())
+    }
+
+    fn path(&self, chain: &[String]) -> Result<PathSpec, Rule> {
+        let mut assertions = Vec::with_capacity(chain.len());
+        let mut records: Vec<String> = Vec::with_capacity(chain.len() + 1);
+        for route in chain {
+            let id = self.reference(route);
+            let (source, target) =
+                self.assertion_ends
+                    .get(&id)
+                    .ok_or_else(|| Rule::UnknownReference {
+                        reference: route.clone(),
+                        expected: "assertion",
+                    })?;
+            match records.last() {
+                None => records.push(source.clone()),
+                Some(last) if last == source => {}
+                Some(last) => {
+                    return Err(Rule::PathBroken(format!(
+                        "{route} starts at {source}, not at {last}"
+                    )));
+                }
+            }
+            records.push(target.clone());
+            assertions.push(id);
+        }
+        let seed = records
+            .first()
+            .cloned()
+            .ok_or_else(|| Rule::PathBroken("a path needs at least one assertion".into()))?;
+        Ok(PathSpec {
+            assertions,
+            records,
+            seed,
+        })
+    }
+
+    fn requirement(&mut self, q: &RequirementDecl, origin: Origin) -> Result<(), Error> {
+        let at = |rule| origin.error(rule);
+        let id = self.id(&q.route);
+        if self.requirements.iter().any(|r| r.id == id) {
+            return Err(at(Rule::DuplicateId(id)));
+        }
+        let concepts = |list: &[String]| -> Result<Vec<String>, Rule> {
+            list.iter()
+                .map(|r| self.declared(r, Some(RecordKind::Concept), "public concept"))
+                .collect()
+        };
+        let when_all = concepts(&q.when_all).map_err(at)?;
+        let covers = q.covers.as_deref().map(concepts).transpose().map_err(at)?;
+        let required: Vec<String> = q
+            .required
+            .iter()
+            .map(|r| self.declared_or_gap(r))
+            .collect::<Result<_, _>>()
+            .map_err(at)?;
+        let required_paths = match &q.paths {
+            Some(paths) => Some(
+                paths
+                    .iter()
+                    .map(|chain| self.path(chain))
+                    .collect::<Result<_, _>>()
+                    .map_err(at)?,
+            ),
+            None => None,
+        };
+        let regime = match &q.regime {
+            Some(route) => {
+                let rid = self.reference(route);
+                if !self.regime_ids.contains(&rid) {
+                    return Err(at(Rule::UnknownReference {
+                        reference: route.clone(),
+                        expected: "regime",
+                    }));
+                }
+                Some(rid)
+            }
+            None => None,
+        };
+        self.requirements.push(Requirement {
+            covers,
+            id,
+            label: q.label.clone(),
+            limitations: q.limitations.clone(),
+            regime,
+            required,
+            required_paths,
+            scope: q.scope.clone(),
+            when_all,
+        });
+        self.requirement_origins.push(origin);
+        Ok(())
+    }
+}

@@ -1,0 +1,32 @@
+//! # okf-authoring
+//!
+//! Compiles an authoring profile (a folder of TOML files, docs/authoring.md) and the captured
+//! page files it cites into an `okf-context-index.v1` producer index. Evidence text is never
+//! written in a profile: a record cites a document, a page and an exact excerpt selector, and
+//! the compiler copies the text from the capture and computes its `literal_sha256`.
+//!
+//! The crate is pure: the caller reads the files and passes their contents in. The output is
+//! canonical JSON plus a newline, so the same inputs give the same bytes on every run.
+
+mod capture;
+mod compile;
+mod error;
+mod profile;
+
+pub use capture::CaptureFile;
+pub use compile::{Built, PROFILE_FILE, build};
+pub use error::{Error, Rule};
+
+/// One profile file as the caller read it.
+#[derive(Debug, Clone)]
+pub struct ProfileFile {
+    /// Name relative to the profile folder (`profile.toml`, `concepts.toml`, …); it orders
+    /// the files and names them in errors.
+    pub name: String,
+    /// The file's text.
+    pub text: String,
+}
+
+pub(crate) fn sha256_hex(text: &str) -> String {
+    okf_engine::canonical::sha256_hex(text.as_bytes())
+}

@@ -1,0 +1,518 @@
+//! Every authoring error kind, with the file, line and message it reports (docs/authoring.md).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use okf_authoring::{Built, CaptureFile, Error, ProfileFile, Rule, build};
+
+const PROFILE: &str = r#"[index]
+base = "https://x.example/"
+scope = "A tiny test bundle."
+limitations = ["Test data."]
+bundle = { id = "https://x.example/bundle", snapshot = "t1", source_url = "https://x.example/index.json" }
+
+[defaults.concept]
+assertion_status = "normalized"
+authority = { class = "synthetic", label = "Test", source = "https://x.example/authority" }
+scope = "Test scope."
+rights = "CC0-1.0"
+
+[defaults.evidence]
+assertion_status = "normalized"
+authority = { class = "synthetic", label = "Test", source = "https://x.example/authority" }
+scope = "Test scope."
+rights = "CC0-1.0"
+
+[defaults.assertion]
+assertion_status = "normalized"
+authority = { class = "synthetic", label = "Test", source = "https://x.example/authority" }
+scope = "Test scope."
+
+[[document]]
+id = "doc"
+captured_at = "2026-01-01T00:00:00Z"
+"#;
+
+const GRAPH: &str = r#"[[record]]
+kind = "concept"
+route = "concept/loans"
+label = "Loans"
+text = "Navigation concept."
+aliases = ["loan"]
+provenance = [{ document = "doc", locator = "whole" }]
+
+[[record]]
+kind = "evidence"
+route = "evidence/rule"
+label = "Loan rule"
+source = { document = "doc", page = 1, locator = "para 2", from = "Loans last", to = "weeks." }
+
+[[assertion]]
+route = "assertion/loans-rule"
+from = "concept/loans"
+predicate = "references"
+to = "evidence/rule"
+label = "Loans are governed by the rule"
+provenance = "target"
+
+[[requirement]]
+route = "requirement/loans"
+label = "Loans"
+scope = "Loans."
+when_all = ["concept/loans"]
+required = ["evidence/rule"]
+paths = [["assertion/loans-rule"]]
+"#;
+
+const CAPTURE: &str = r#"{"document_id": "doc", "source_url": "https://x.example/doc.html",
+ "source_sha256": "0000000000000000000000000000000000000000000000000000000000000000",
+ "pages": [{"page": 1, "url": "https://x.example/doc.html#page=1",
+            "text": "Intro. Loans last three weeks. Loans may be renewed twice. Renewals are free."}]}"#;
+
+fn files(profile: &str, graph: &str) -> Vec<ProfileFile> {
+    vec![
+        ProfileFile {
+            name: "graph.toml".into(),
+            text: graph.into(),
+        },
+        ProfileFile {
+            name: "profile.toml".into(),
+            text: profile.into(),
+        },
+    ]
+}
+
+fn capture(text: &str) -> Vec<CaptureFile> {
+    vec![CaptureFile {
+        name: "sources/doc.json".into(),
+        bytes: text.as_bytes().to_vec(),
+    }]
+}
+
+fn run(profile: &str, graph: &str, cap: &str) -> Result<Built, Error> {
+    build(&files(profile, graph), &capture(cap))
+}
+
+fn fails(profile: &str, graph: &str, cap: &str) -> Error {
+    run(profile, graph, cap).expect_err("the profile must be refused")
+}
+
+fn graph_with(from: &str, to: &str) -> String {
+    assert!(GRAPH.contains(from), "{from}");
+    GRAPH.replacen(from, to, 1)
+}
+
+#[test]
+fn the_valid_fixture_builds_and_copies_the_excerpt_exactly() {
+    let built = run(PROFILE, GRAPH, CAPTURE).unwrap();
+    let rule = &built.index.records[1];
+    assert_eq!(rule.text, "Loans last three weeks.");
+    let p = &rule.provenance[0];
+    assert_eq!(p.url, "https://x.example/doc.html#page=1");
+    assert_eq!(
+        p.literal_sha256.as_deref(),
+        Some(okf_engine::canonical::sha256_hex(b"Loans last three weeks.").as_str())
+    );
+    // Byte-identical on every run, whatever order the files are given in.
+    let mut reversed = files(PROFILE, GRAPH);
+    reversed.reverse();
+    assert_eq!(
+        build(&reversed, &capture(CAPTURE)).unwrap().json,
+        built.json
+    );
+    assert!(built.json.ends_with("}\n"));
+}
+
+#[test]
+fn missing_profile_toml() {
+    let e = build(&files(PROFILE, GRAPH)[..1], &capture(CAPTURE)).unwrap_err();
+    assert_eq!(e.rule, Rule::MissingProfile);
+    assert_eq!(
+        e.to_string(),
+        "profile.toml:1: a profile folder needs profile.toml"
+    );
+}
+
+#[test]
+fn syntax_and_shape_errors_name_the_line() {
+    let e = fails(
+        PROFILE,
+        &graph_with("label = \"Loan rule\"", "labl = \"Loan rule\""),
+        CAPTURE,
+    );
+    assert_eq!((e.file.as_str(), e.line), ("graph.toml", 12));
+    assert!(matches!(e.rule, Rule::Syntax(_)));
+    assert!(e.to_string().contains("unknown field `labl`"), "{e}");
+    let e = fails(PROFILE, "[[record]\n", CAPTURE);
+    assert_eq!((e.file.as_str(), e.line), ("graph.toml", 1));
+    assert!(
+        e.to_string()
+            .starts_with("graph.toml:1: not a valid profile file:"),
+        "{e}"
+    );
+}
+
+#[test]
+fn index_section_only_once_in_profile_toml() {
+    let e = fails(
+        PROFILE,
+        &format!(
+            "{GRAPH}\n[index]\nbase = \"x\"\nscope = \"s\"\nbundle = {{ id = \"a\", snapshot = \"\", source_url = \"b\" }}\n"
+        ),
+        CAPTURE,
+    );
+    assert_eq!(e.rule, Rule::IndexSection);
+    assert_eq!(e.file, "graph.toml");
+    assert!(
+        e.to_string()
+            .ends_with("[index] must be declared exactly once, in profile.toml")
+    );
+}
+
+#[test]
+fn capture_that_is_not_json_or_contradicts_its_digest() {
+    let e = fails(PROFILE, GRAPH, "{\"document_id\": \"doc\",\n oops}");
+    assert_eq!((e.file.as_str(), e.line), ("sources/doc.json", 2));
+    assert!(e.to_string().contains("not a valid capture file"), "{e}");
+    let bad = CAPTURE.replace(
+        "\"text\":",
+        "\"literal_sha256\": \"1111111111111111111111111111111111111111111111111111111111111111\", \"text\":",
+    );
+    let e = fails(PROFILE, GRAPH, &bad);
+    assert!(e.to_string().contains("page 1 text hashes to"), "{e}");
+}
+
+#[test]
+fn duplicate_document() {
+    let e = build(
+        &files(PROFILE, GRAPH),
+        &[capture(CAPTURE), capture(CAPTURE)].concat(),
+    )
+    .unwrap_err();
+    assert_eq!(e.rule, Rule::DuplicateDocument("doc".into()));
+    assert_eq!(
+        e.to_string(),
+        "sources/doc.json:1: document id \"doc\" is declared twice"
+    );
+}
+
+#[test]
+fn unknown_document() {
+    let e = fails(
+        PROFILE,
+        &graph_with(
+            "document = \"doc\", page = 1",
+            "document = \"nope\", page = 1",
+        ),
+        CAPTURE,
+    );
+    assert_eq!((e.file.as_str(), e.line), ("graph.toml", 9));
+    assert_eq!(e.rule, Rule::UnknownDocument("nope".into()));
+    assert!(
+        e.to_string()
+            .contains("document \"nope\" is not declared by a [[document]]")
+    );
+    let e = fails(
+        &PROFILE.replace("id = \"doc\"", "id = \"other\""),
+        GRAPH,
+        CAPTURE,
+    );
+    assert_eq!((e.file.as_str(), e.line), ("profile.toml", 24));
+}
+
+#[test]
+fn unknown_page() {
+    let e = fails(PROFILE, &graph_with("page = 1", "page = 7"), CAPTURE);
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:9: the capture of \"doc\" has no page 7"
+    );
+}
+
+#[test]
+fn digest_mismatch_for_pinned_source_and_literal() {
+    let pinned = PROFILE.replace(
+        "id = \"doc\"",
+        "id = \"doc\"\nsource_sha256 = \"2222222222222222222222222222222222222222222222222222222222222222\"",
+    );
+    let e = fails(&pinned, GRAPH, CAPTURE);
+    assert!(matches!(
+        e.rule,
+        Rule::DigestMismatch {
+            what: "source_sha256",
+            ..
+        }
+    ));
+    assert!(e.to_string().contains("source_sha256 declared 2222"), "{e}");
+    let e = fails(
+        PROFILE,
+        &graph_with(
+            "to = \"weeks.\" }",
+            "to = \"weeks.\", literal_sha256 = \"33\" }",
+        ),
+        CAPTURE,
+    );
+    assert!(
+        e.to_string()
+            .contains("literal_sha256 declared 33 but the capture gives"),
+        "{e}"
+    );
+}
+
+#[test]
+fn excerpt_not_found_and_not_unique() {
+    let e = fails(
+        PROFILE,
+        &graph_with("to = \"weeks.\"", "to = \"months.\""),
+        CAPTURE,
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:9: excerpt selector \"months.\" is not in the page text"
+    );
+    let e = fails(
+        PROFILE,
+        &graph_with("from = \"Loans last\"", "from = \"Loans\""),
+        CAPTURE,
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:9: excerpt selector \"Loans\" occurs more than once in the page text; lengthen it"
+    );
+}
+
+#[test]
+fn excerpt_selectors_combine_only_as_documented() {
+    let e = fails(
+        PROFILE,
+        &graph_with("to = \"weeks.\"", "quote = \"weeks.\""),
+        CAPTURE,
+    );
+    assert_eq!(e.rule, Rule::ExcerptSelectors);
+    assert!(
+        e.to_string()
+            .ends_with("an excerpt is the whole page, `quote`, or `from` with `to`; nothing else")
+    );
+}
+
+#[test]
+fn evidence_text_is_cited_never_written() {
+    let e = fails(
+        PROFILE,
+        &graph_with(
+            "label = \"Loan rule\"",
+            "label = \"Loan rule\"\ntext = \"typed in\"",
+        ),
+        CAPTURE,
+    );
+    assert_eq!(e.rule, Rule::EvidenceText);
+    assert!(
+        e.to_string()
+            .contains("an evidence record cites its text with `source`")
+    );
+}
+
+#[test]
+fn record_needs_text_or_source() {
+    let e = fails(
+        PROFILE,
+        &graph_with("text = \"Navigation concept.\"\n", ""),
+        CAPTURE,
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:1: a record needs exactly one of `text` and `source`"
+    );
+}
+
+#[test]
+fn missing_field_without_default() {
+    let e = fails(
+        &PROFILE.replace(
+            "rights = \"CC0-1.0\"\n\n[defaults.evidence]",
+            "\n[defaults.evidence]",
+        ),
+        GRAPH,
+        CAPTURE,
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:1: `rights` is given neither on the item nor in [defaults]"
+    );
+}
+
+#[test]
+fn duplicate_id() {
+    let e = fails(
+        PROFILE,
+        &graph_with("route = \"evidence/rule\"", "route = \"concept/loans\""),
+        CAPTURE,
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:9: id https://x.example/concept/loans is declared twice"
+    );
+}
+
+#[test]
+fn unknown_reference() {
+    let e = fails(
+        PROFILE,
+        &graph_with("to = \"evidence/rule\"", "to = \"evidence/nothing\""),
+        CAPTURE,
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:15: \"evidence/nothing\" does not name a declared record or gap"
+    );
+    let e = fails(
+        PROFILE,
+        &graph_with(
+            "when_all = [\"concept/loans\"]",
+            "when_all = [\"evidence/rule\"]",
+        ),
+        CAPTURE,
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:23: \"evidence/rule\" does not name a declared public concept"
+    );
+}
+
+#[test]
+fn unknown_predicate() {
+    let e = fails(
+        PROFILE,
+        &graph_with("predicate = \"references\"", "predicate = \"mentions\""),
+        CAPTURE,
+    );
+    assert!(
+        e.to_string()
+            .starts_with("graph.toml:15: predicate \"mentions\" is not requires"),
+        "{e}"
+    );
+}
+
+#[test]
+fn required_path_must_chain() {
+    let graph = format!(
+        "{}\n[[assertion]]\nroute = \"assertion/again\"\nfrom = \"concept/loans\"\npredicate = \"related\"\nto = \"evidence/rule\"\nlabel = \"x\"\nprovenance = \"target\"\n",
+        graph_with(
+            "paths = [[\"assertion/loans-rule\"]]",
+            "paths = [[\"assertion/loans-rule\", \"assertion/again\"]]"
+        )
+    );
+    let e = fails(PROFILE, &graph, CAPTURE);
+    assert!(matches!(e.rule, Rule::PathBroken(_)));
+    assert!(e.to_string().contains("required path does not chain: assertion/again starts at https://x.example/concept/loans"), "{e}");
+}
+
+#[test]
+fn gap_must_not_name_a_declared_record() {
+    let graph =
+        format!("{GRAPH}\n[[gap]]\nroute = \"evidence/rule\"\nlabel = \"x\"\nreason = \"y\"\n");
+    let e = fails(PROFILE, &graph, CAPTURE);
+    assert_eq!(e.rule, Rule::GapDeclared("evidence/rule".into()));
+    assert_eq!(e.line, 31);
+    assert!(
+        e.to_string()
+            .contains("gap \"evidence/rule\" names a record the profile declares")
+    );
+}
+
+#[test]
+fn declared_gap_is_required_reachable_and_explained() {
+    let graph = format!(
+        "{}\n[[gap]]\nroute = \"evidence/absent\"\nlabel = \"Absent rule\"\nreason = \"not captured\"\n\n[[assertion]]\nroute = \"assertion/to-gap\"\nfrom = \"concept/loans\"\npredicate = \"requires\"\nto = \"evidence/absent\"\nlabel = \"x\"\nprovenance = [{{ document = \"doc\", locator = \"whole\" }}]\n",
+        graph_with(
+            "required = [\"evidence/rule\"]",
+            "required = [\"evidence/rule\", \"evidence/absent\"]"
+        )
+    );
+    let built = run(PROFILE, &graph, CAPTURE).unwrap();
+    let q = &built.index.requirements[0];
+    assert_eq!(
+        q.required,
+        [
+            "https://x.example/evidence/rule",
+            "https://x.example/evidence/absent"
+        ]
+    );
+    assert_eq!(
+        built.index.assertions[1].target,
+        "https://x.example/evidence/absent"
+    );
+    let gap = &built.index.gaps.as_ref().unwrap()[0];
+    assert_eq!(
+        (gap.id.as_str(), gap.label.as_str(), gap.reason.as_str()),
+        (
+            "https://x.example/evidence/absent",
+            "Absent rule",
+            "not captured"
+        )
+    );
+    // Without the [[gap]] the same reference is an error.
+    let e = fails(
+        PROFILE,
+        &graph.replace(
+            "[[gap]]\nroute = \"evidence/absent\"",
+            "[[gap]]\nroute = \"evidence/other\"",
+        ),
+        CAPTURE,
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:36: \"evidence/absent\" does not name a declared record or gap"
+    );
+}
+
+#[test]
+fn compiled_index_is_validated_by_the_engine_at_the_item_line() {
+    let e = fails(
+        PROFILE,
+        &graph_with("label = \"Loans\"", "label = \"\""),
+        CAPTURE,
+    );
+    assert_eq!((e.file.as_str(), e.line), ("graph.toml", 1));
+    assert!(
+        e.to_string()
+            .contains("the compiled index is invalid: invalid index at records[0].label"),
+        "{e}"
+    );
+}
+
+#[test]
+fn regimes_compile_and_their_dates_are_checked_by_the_engine() {
+    let graph = format!(
+        "{GRAPH}\n[[regime]]\nroute = \"regime/old\"\nlabel = \"Old rules\"\nconcepts = [\"concept/loans\"]\nphrases = [\"old rules\"]\nvalid_until = \"2020-13-01\"\n"
+    );
+    let e = fails(PROFILE, &graph, CAPTURE);
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:31: the compiled index is invalid: invalid index at regimes[0].valid_until: must be a YYYY-MM-DD calendar date"
+    );
+    let ok = run(PROFILE, &graph.replace("2020-13-01", "2020-12-01"), CAPTURE).unwrap();
+    let regime = &ok.index.regimes.as_ref().unwrap()[0];
+    assert_eq!(regime.id, "https://x.example/regime/old");
+    assert_eq!(regime.concepts, ["https://x.example/concept/loans"]);
+    let e = fails(
+        PROFILE,
+        &graph.replace("[\"concept/loans\"]", "[\"evidence/rule\"]"),
+        CAPTURE,
+    );
+    assert_eq!(
+        e.to_string(),
+        format!("graph.toml:31: \"evidence/rule\" does not name a declared public concept")
+    );
+    let e = fails(
+        PROFILE,
+        &graph_with(
+            "when_all = [\"concept/loans\"]",
+            "when_all = [\"concept/loans\"]\nregime = \"regime/none\"",
+        ),
+        CAPTURE,
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:23: \"regime/none\" does not name a declared regime"
+    );
+}

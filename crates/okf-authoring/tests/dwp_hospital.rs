@@ -1,0 +1,353 @@
+//! The DWP hospital profile (profiles/dwp-hospital), built at test time from the frozen
+//! captures in ../shared/dwp/source: lint, the hospital case with its eight controls, the two
+//! variant cases, the generated self-check, and package identity.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use okf_authoring::{Built, CaptureFile, ProfileFile, build};
+use okf_engine::{
+    AsOf, AssembleOptions, Binding, Budget, ContextIndex, assemble, assemble_with_options,
+};
+use okf_eval::{Case, Controls, Status, evaluate, lint, raw_binding, self_check};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const B: &str = "https://example.invalid/ask-okf/dwp-hospital/id/";
+const HOSPITAL_QUESTION: &str = "A claimant is admitted to hospital. Explain the effect on JSA, Income Support, State Pension Credit and ESA, distinguishing entitlement, payment and changes in amount, and trace each conclusion to the applicable DWP guidance.";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn files_with_ext(dir: &Path, ext: &str, recursive: bool, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() && recursive {
+            files_with_ext(&p, ext, recursive, out);
+        } else if p.extension().is_some_and(|e| e == ext) {
+            out.push(p);
+        }
+    }
+}
+
+/// Reads a profile folder and a capture folder the way `okf build` does.
+pub fn build_profile(profile: &Path, sources: &Path) -> Built {
+    let mut toml = Vec::new();
+    files_with_ext(profile, "toml", false, &mut toml);
+    let profile: Vec<ProfileFile> = toml
+        .iter()
+        .map(|p| ProfileFile {
+            name: p.file_name().unwrap().to_string_lossy().into_owned(),
+            text: std::fs::read_to_string(p).unwrap(),
+        })
+        .collect();
+    let mut json = Vec::new();
+    files_with_ext(sources, "json", true, &mut json);
+    let captures: Vec<CaptureFile> = json
+        .iter()
+        .map(|p| CaptureFile {
+            name: p.display().to_string(),
+            bytes: std::fs::read(p).unwrap(),
+        })
+        .collect();
+    build(&profile, &captures).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn hospital() -> (Built, ContextIndex) {
+    let built = build_profile(
+        &root().join("profiles/dwp-hospital"),
+        &root().join("../shared/dwp/source"),
+    );
+    let index = ContextIndex::from_json_str(&built.json).unwrap();
+    (built, index)
+}
+
+fn eval_file(name: &str) -> Vec<u8> {
+    std::fs::read(root().join("profiles/dwp-hospital/eval").join(name)).unwrap()
+}
+
+fn package(index: &ContextIndex, question: &str) -> Value {
+    serde_json::from_str(
+        &assemble(index, question, &Budget::default(), None)
+            .unwrap()
+            .json,
+    )
+    .unwrap()
+}
+
+fn ids(rows: &Value, key: &str) -> Vec<String> {
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[key].as_str().unwrap().trim_start_matches(B).to_owned())
+        .collect()
+}
+
+fn issue<'a>(p: &'a Value, code: &str) -> Vec<&'a Value> {
+    p["missing_evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["code"] == code)
+        .collect()
+}
+
+#[test]
+fn the_profile_builds_byte_identically_lints_clean_and_copies_pages_exactly() {
+    let (a, index) = hospital();
+    let (b, _) = hospital();
+    assert_eq!(a.json, b.json);
+    let report = lint(&index);
+    assert!(!report.has_errors(), "{report:?}");
+    // Every page record's text is the capture's page text, with the review's literal digest.
+    let review: Value = serde_json::from_slice(
+        &std::fs::read(
+            root().join("../shared/dwp/evaluation/remote-mcp/hospital-source-review.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let mut pages = 0;
+    for doc in review["documents"].as_array().unwrap() {
+        for page in doc["pages"].as_array().unwrap() {
+            // Our routes name the document id (the review writes chapter 78 as `page/78/…`).
+            let route = format!(
+                "page/{}/{:04}",
+                doc["document_id"].as_str().unwrap(),
+                page["page"].as_u64().unwrap()
+            );
+            if let Some(r) = index.record(&format!("{B}{route}")) {
+                pages += 1;
+                let p = &r.provenance[0];
+                assert_eq!(p.literal_sha256.as_deref(), page["literal_sha256"].as_str());
+                assert_eq!(p.url, page["source_url"].as_str().unwrap());
+                assert_eq!(p.source_sha256, doc["source_sha256"].as_str().unwrap());
+                assert_eq!(
+                    okf_engine::canonical::sha256_hex(r.text.as_bytes()),
+                    page["literal_sha256"].as_str().unwrap()
+                );
+            }
+        }
+    }
+    assert_eq!(pages, 31);
+}
+
+#[test]
+fn hospital_case_and_its_eight_controls_pass() {
+    let (built, index) = hospital();
+    let case = Case::from_slice(&eval_file("case.json")).unwrap();
+    let controls = Controls::from_slice(&eval_file("controls.json")).unwrap();
+    assert!(controls.controls.len() >= 5);
+    let binding = raw_binding(&index, built.json.as_bytes());
+    let report = evaluate(&index, &case, Some(&controls), &Budget::default(), &binding).unwrap();
+    let failed: Vec<String> = report
+        .case
+        .assessment
+        .failed_checks()
+        .map(|(s, c)| format!("{s:?} {}", c.id))
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    assert_eq!(report.case.evidence_status, "insufficient");
+    for c in &report.controls {
+        assert_eq!(c.status, Status::Passed, "{}", c.id);
+    }
+    assert_eq!(report.status, Status::Passed);
+}
+
+#[test]
+fn variant_cases_pinned_legacy_jsa_and_prisoner_transfer_pass() {
+    let (built, index) = hospital();
+    let binding = raw_binding(&index, built.json.as_bytes());
+    for name in ["case-legacy-jsa.json", "case-prisoner-transfer.json"] {
+        let case = Case::from_slice(&eval_file(name)).unwrap();
+        let report = evaluate(&index, &case, None, &Budget::default(), &binding).unwrap();
+        let failed: Vec<String> = report
+            .case
+            .assessment
+            .failed_checks()
+            .map(|(s, c)| format!("{s:?} {}", c.id))
+            .collect();
+        assert!(failed.is_empty(), "{name}: {failed:#?}");
+    }
+}
+
+#[test]
+fn hospital_question_names_regime_ambiguity_and_missing_adm_evidence() {
+    let (_, index) = hospital();
+    let p = package(&index, HOSPITAL_QUESTION);
+    assert_eq!(p["evidence_status"], "insufficient");
+    assert_eq!(p["unresolved_terms"], serde_json::json!([]));
+    let ambiguous: Vec<Vec<String>> = issue(&p, "ambiguous_regime")
+        .iter()
+        .map(|i| {
+            ids(
+                &i["ids"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| serde_json::json!({"id": v}))
+                    .collect::<Value>(),
+                "id",
+            )
+        })
+        .collect();
+    assert_eq!(
+        ambiguous,
+        [
+            ["term/esa", "regime/legacy-dmg", "regime/new-style-adm"],
+            ["term/jsa", "regime/legacy-dmg", "regime/new-style-adm"]
+        ]
+    );
+    let missing = issue(&p, "missing_regime_evidence");
+    assert_eq!(missing.len(), 1);
+    assert_eq!(
+        missing[0]["ids"],
+        serde_json::json!([
+            format!("{B}regime/new-style-adm"),
+            format!("{B}gap/adm-new-style-jsa-hospital"),
+            format!("{B}gap/adm-new-style-esa-hospital")
+        ])
+    );
+    // The prisoner-transfer branch is kept apart from ordinary admission.
+    let selected = ids(
+        &p["selected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["record"].clone())
+            .collect(),
+        "id",
+    );
+    assert!(
+        !selected
+            .iter()
+            .any(|id| id.contains("transfer") || id.ends_with("54107"))
+    );
+}
+
+#[test]
+fn a_question_that_pins_the_regime_drops_the_other_regimes_requirements() {
+    let (_, index) = hospital();
+    let p = package(
+        &index,
+        "A claimant on income-based JSA is admitted to hospital. What happens to the JSA?",
+    );
+    let reqs = ids(&p["requirements"], "id");
+    assert!(
+        reqs.contains(&"requirement/hospital-jsa-legacy-reading".to_owned()),
+        "{reqs:?}"
+    );
+    assert!(!reqs.iter().any(|r| r.contains("new-style")), "{reqs:?}");
+    assert!(issue(&p, "ambiguous_regime").is_empty());
+    assert!(issue(&p, "missing_regime_evidence").is_empty());
+    // New Style named explicitly: its requirement applies and the ADM gap is named missing.
+    let p = package(
+        &index,
+        "A claimant on New Style JSA is admitted to hospital.",
+    );
+    let reqs = ids(&p["requirements"], "id");
+    assert!(
+        reqs.contains(&"requirement/hospital-new-style-jsa".to_owned()),
+        "{reqs:?}"
+    );
+    assert_eq!(issue(&p, "missing_regime_evidence").len(), 1);
+}
+
+#[test]
+fn an_income_support_question_can_be_sufficient() {
+    let (_, index) = hospital();
+    let p = package(
+        &index,
+        "A claimant on Income Support is admitted to hospital. Explain the effect on the amount.",
+    );
+    assert_eq!(
+        p["evidence_status"], "sufficient",
+        "{}",
+        p["missing_evidence"]
+    );
+}
+
+#[test]
+fn self_check_proves_every_requirement_fails_closed() {
+    let (_, index) = hospital();
+    let report = self_check(&index).unwrap();
+    let open: Vec<&str> = report
+        .requirements
+        .iter()
+        .filter(|r| !r.fail_closed)
+        .map(|r| r.id.as_str())
+        .collect();
+    assert!(open.is_empty(), "{open:?}");
+    assert_eq!(report.status, Status::Passed);
+}
+
+/// The package identity is the content digest: the same inputs give the same `context_id`
+/// whenever they are assembled, and a different index digest gives a different one.
+fn identity_is_content_not_execution(index: &ContextIndex, question: &str) {
+    let first = assemble(index, question, &Budget::default(), None).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let second = assemble(index, question, &Budget::default(), None).unwrap();
+    assert_eq!(first.context_id, second.context_id);
+    assert_eq!(first.json, second.json);
+    let other = Binding {
+        index_url: index.default_binding().index_url.clone(),
+        index_sha256: "0".repeat(64),
+    };
+    let rebound = assemble(index, question, &Budget::default(), Some(&other)).unwrap();
+    assert_ne!(first.context_id, rebound.context_id);
+}
+
+#[test]
+fn context_id_is_stable_across_runs_and_changes_with_the_index_digest_both_profiles() {
+    let (_, hospital) = hospital();
+    identity_is_content_not_execution(&hospital, HOSPITAL_QUESTION);
+    let example = build_profile(
+        &root().join("profiles/example"),
+        &root().join("profiles/example/sources"),
+    );
+    let example = ContextIndex::from_json_str(&example.json).unwrap();
+    identity_is_content_not_execution(&example, "How do I borrow books?");
+}
+
+#[test]
+fn as_of_outside_a_regime_removes_it_from_the_candidates() {
+    // The DWP profile declares no dates (the captures state none), so dates are added here to
+    // a copy: New Style from 2013-04-29 (a test date, not a claim about the law).
+    let (_, index) = hospital();
+    let mut doc = index.document().clone();
+    for r in doc.regimes.iter_mut().flatten() {
+        if r.id.ends_with("new-style-adm") {
+            r.valid_from = Some("2013-04-29".into());
+        }
+    }
+    let dated = ContextIndex::new(doc).unwrap();
+    let run = |as_of: &str| -> Value {
+        let options = AssembleOptions {
+            as_of: Some(AsOf::parse(as_of).unwrap()),
+            ..AssembleOptions::default()
+        };
+        let a = assemble_with_options(
+            &dated,
+            "A claimant on JSA is admitted to hospital.",
+            &Budget::default(),
+            None,
+            &options,
+        )
+        .unwrap();
+        serde_json::from_str(&a.json).unwrap()
+    };
+    let before = run("2012-01-01");
+    assert!(issue(&before, "ambiguous_regime").is_empty());
+    assert!(issue(&before, "missing_regime_evidence").is_empty());
+    let after = run("2020-01-01");
+    assert_eq!(issue(&after, "ambiguous_regime").len(), 1);
+    assert!(AsOf::parse("2021-02-29").is_err());
+    assert_eq!(
+        AsOf::parse("2020-02-29").unwrap().to_date_string(),
+        "2020-02-29"
+    );
+}

@@ -1,0 +1,114 @@
+//! `okf build`: reads a profile folder and its captured page files and writes the compiled
+//! index (see `okf_authoring`). Only file handling lives here.
+
+use crate::{CliError, read};
+use clap::Args;
+use okf_authoring::{CaptureFile, ProfileFile};
+use std::path::{Path, PathBuf};
+
+#[derive(Args)]
+pub(crate) struct BuildArgs {
+    /// Profile folder: profile.toml and further *.toml files.
+    profile: PathBuf,
+    /// Folder of captured page files (*.json, searched recursively); default PROFILE/sources.
+    #[arg(long)]
+    sources: Option<PathBuf>,
+    /// Index file to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Write nothing; exit 1 unless --out already holds exactly these bytes.
+    #[arg(long)]
+    check: bool,
+}
+
+fn list(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| CliError::Read {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|source| CliError::Read {
+            path: dir.to_owned(),
+            source,
+        })?;
+        out.push(entry.path());
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn captures(dir: &Path, out: &mut Vec<CaptureFile>) -> Result<(), CliError> {
+    for path in list(dir)? {
+        if path.is_dir() {
+            captures(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(CaptureFile {
+                name: path.display().to_string(),
+                bytes: read(&path)?,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn profile_files(dir: &Path) -> Result<Vec<ProfileFile>, CliError> {
+    let mut out = Vec::new();
+    for path in list(dir)? {
+        if path.is_file() && path.extension().is_some_and(|e| e == "toml") {
+            let bytes = read(&path)?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                CliError::Failed(format!(
+                    "{}:1: a profile file must be UTF-8",
+                    path.display()
+                ))
+            })?;
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            out.push(ProfileFile { name, text });
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn run(args: &BuildArgs) -> Result<(), CliError> {
+    let profile = profile_files(&args.profile)?;
+    let sources = args
+        .sources
+        .clone()
+        .unwrap_or_else(|| args.profile.join("sources"));
+    let mut capture_files = Vec::new();
+    captures(&sources, &mut capture_files)?;
+    let built = okf_authoring::build(&profile, &capture_files).map_err(|mut e| {
+        if !e.file.contains(std::path::MAIN_SEPARATOR) {
+            e.file = args.profile.join(&e.file).display().to_string();
+        }
+        CliError::Authoring(e)
+    })?;
+    if args.check {
+        let current = std::fs::read(&args.out).unwrap_or_default();
+        if current != built.json.as_bytes() {
+            return Err(CliError::Failed(format!(
+                "{} is not what the profile builds",
+                args.out.display()
+            )));
+        }
+        println!("{} is up to date", args.out.display());
+        return Ok(());
+    }
+    // Write beside the target and rename, so a failure never leaves a partial index.
+    let tmp = args.out.with_extension("json.tmp");
+    std::fs::write(&tmp, built.json.as_bytes())
+        .and_then(|()| std::fs::rename(&tmp, &args.out))
+        .map_err(CliError::Write)?;
+    println!(
+        "{}: {} records, {} assertions, {} requirements",
+        args.out.display(),
+        built.index.records.len(),
+        built.index.assertions.len(),
+        built.index.requirements.len()
+    );
+    Ok(())
+}
