@@ -7,7 +7,7 @@ use okf_engine::{Assembled, Budget, assemble, explain};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 /// The body of `POST /api/ask` and the arguments of the `ask_okf` tool.
 #[derive(Debug, Clone, Deserialize)]
@@ -45,9 +45,9 @@ pub enum ServiceError {
     /// The version is not declared for the bundle, or none was in effect at `as_of`.
     #[error("{0}")]
     UnknownVersion(String),
-    /// The bundle version was refused at start-up.
+    /// The bundle version was refused when the registry was (re)loaded.
     #[error(
-        "bundle {bundle:?} version {version:?} is not available: it failed verification at start-up"
+        "bundle {bundle:?} version {version:?} is not available: it failed verification when the registry was loaded; GET /ready names the reason"
     )]
     Unavailable {
         /// Bundle id.
@@ -191,12 +191,14 @@ impl ContextCache {
     }
 }
 
-/// The shared, read-only-after-start service state.
+/// The shared service state. The registry is one immutable snapshot that a reload replaces
+/// whole; each request takes the snapshot once, so it never sees a half-loaded registry.
 #[derive(Debug)]
 pub struct Service {
-    registry: Registry,
+    registry: RwLock<Arc<Registry>>,
     cache: Mutex<ContextCache>,
     cache_limits: CacheLimits,
+    ops: crate::ops::Ops,
 }
 
 /// `^urn:sha256:[0-9a-f]{64}$`.
@@ -208,19 +210,36 @@ pub fn is_context_id(s: &str) -> bool {
 impl Service {
     /// Wraps a verified registry.
     pub fn new(registry: Registry, cache_limits: CacheLimits) -> Self {
+        let ops = crate::ops::Ops::default();
+        ops.registry_loaded(&registry);
         Service {
-            registry,
+            registry: RwLock::new(Arc::new(registry)),
             cache: Mutex::new(ContextCache::default()),
             cache_limits,
+            ops,
         }
     }
 
-    /// The registry being served.
-    pub fn registry(&self) -> &Registry {
-        &self.registry
+    /// The registry snapshot being served now.
+    pub fn registry(&self) -> Arc<Registry> {
+        Arc::clone(&self.registry.read().unwrap_or_else(PoisonError::into_inner))
     }
 
-    fn bundle(&self, id: &str) -> Result<&BundleEntry, ServiceError> {
+    /// Serves `registry` from now on; requests already running finish on the old snapshot.
+    pub fn replace_registry(&self, registry: Registry) {
+        self.ops.registry_loaded(&registry);
+        *self
+            .registry
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(registry);
+    }
+
+    /// Metrics and reload state.
+    pub fn ops(&self) -> &crate::ops::Ops {
+        &self.ops
+    }
+
+    fn bundle<'r>(registry: &'r Registry, id: &str) -> Result<&'r BundleEntry, ServiceError> {
         // Refuse anything that looks like a URL or path before any lookup or file access.
         if !is_logical_id(id) {
             return Err(invalid(
@@ -228,17 +247,17 @@ impl Service {
                 "must be a logical bundle id matching ^[a-z0-9][a-z0-9._-]{0,63}$, never a URL or path",
             ));
         }
-        self.registry
+        registry
             .bundles
             .get(id)
             .ok_or_else(|| ServiceError::UnknownBundle(id.to_owned()))
     }
 
     fn version<'r>(
-        &'r self,
+        registry: &'r Registry,
         req: &AskRequest,
     ) -> Result<(&'r str, &'r LoadedVersion), ServiceError> {
-        let bundle = self.bundle(&req.bundle)?;
+        let bundle = Self::bundle(registry, &req.bundle)?;
         let name: &str = match (&req.version, &req.as_of) {
             (Some(_), Some(_)) => {
                 return Err(invalid("as_of", "give either version or as_of, not both"));
@@ -294,7 +313,8 @@ impl Service {
 
     /// Checks a request and assembles its package (spec: same bytes as `okf ask`).
     pub fn ask(&self, req: &AskRequest) -> Result<Answer, ServiceError> {
-        let (version, loaded) = self.version(req)?;
+        let registry = self.registry();
+        let (version, loaded) = Self::version(&registry, req)?;
         let budget = match &req.budget {
             None => Budget::default(),
             Some(b) => Budget::from_json(b)?,
@@ -305,6 +325,9 @@ impl Service {
             &budget,
             Some(&loaded.binding),
         )?);
+        self.ops
+            .metrics
+            .assembled(&req.bundle, package.evidence_status.as_str());
         if let Ok(mut cache) = self.cache.lock() {
             cache.insert(Arc::clone(&package), self.cache_limits);
         }

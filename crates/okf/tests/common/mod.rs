@@ -63,9 +63,16 @@ pub struct Server {
 impl Server {
     /// Starts `okf serve --listen 127.0.0.1:0 <extra args>` and waits for its listening line.
     pub fn start(extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_okf"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_okf"));
+        command
             .args(["serve", "--listen", "127.0.0.1:0"])
-            .args(extra)
+            .args(extra);
+        Server::spawn(command)
+    }
+
+    /// Starts a prepared `okf serve` command and waits for its listening line.
+    pub fn spawn(mut command: Command) -> Server {
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -84,6 +91,40 @@ impl Server {
             addr,
             stderr,
         }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends a signal (`HUP`, `TERM`, `KILL`) to the server.
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .args(["-s", name, &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -s {name}");
+    }
+
+    /// Waits (at most `bound`) for the server to exit; returns its status and its log.
+    pub fn wait_exit(mut self, bound: Duration) -> (std::process::ExitStatus, String) {
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                started.elapsed() < bound,
+                "server still running after {bound:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut log = String::new();
+        if let Some(mut e) = self.stderr.take() {
+            let _ = e.read_to_string(&mut log);
+        }
+        (status, log)
     }
 
     /// The port the server listens on.
