@@ -185,3 +185,80 @@ pub(crate) async fn track(
         .response(&route, response.status().as_u16(), bytes, started.elapsed());
     response
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::service::{AskRequest, CacheLimits};
+
+    fn write_registry(dir: &Path, name: &str, index_url: &str) -> std::path::PathBuf {
+        let index = Path::new(env!("CARGO_MANIFEST_DIR")).join("../okf/example/index.json");
+        let sha = okf_engine::canonical::sha256_hex(&std::fs::read(&index).unwrap());
+        let path = dir.join(name);
+        let mut text = String::new();
+        for id in ["a", "b"] {
+            text.push_str(&format!(
+                "[[bundle]]\nid = \"{id}\"\nindex = \"{}\"\nsha256 = \"{sha}\"\nindex_url = \"{index_url}\"\n\n",
+                index.display()
+            ));
+        }
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_request_never_sees_a_half_loaded_registry() {
+        let dir = std::env::temp_dir().join(format!("okf-ops-swap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let first = write_registry(&dir, "one.toml", "https://example.org/one.json");
+        let second = write_registry(&dir, "two.toml", "https://example.org/two.json");
+        let service = Arc::new(Service::new(
+            Registry::load(&first).unwrap(),
+            CacheLimits::default(),
+        ));
+        let ask = |bundle: &str| AskRequest {
+            bundle: bundle.into(),
+            question: "How do I borrow books?".into(),
+            version: None,
+            as_of: None,
+            budget: None,
+        };
+        let expected_one = service.ask(&ask("a")).unwrap().package.json.clone();
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let askers: Vec<_> = ["a", "b"]
+            .into_iter()
+            .map(|bundle| {
+                let service = Arc::clone(&service);
+                let stop = Arc::clone(&stop);
+                let request = ask(bundle);
+                std::thread::spawn(move || {
+                    let mut urls = std::collections::BTreeSet::new();
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        // Every request is answered from one whole registry or the other.
+                        let answer = service.ask(&request).expect("never a missing bundle");
+                        let package: Value = serde_json::from_str(&answer.package.json).unwrap();
+                        urls.insert(package["binding"]["index_url"].as_str().unwrap().to_owned());
+                    }
+                    urls
+                })
+            })
+            .collect();
+        for round in 0..40 {
+            let path = if round % 2 == 0 { &second } else { &first };
+            assert!(reload(&service, path));
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for asker in askers {
+            let urls = asker.join().unwrap();
+            assert!(
+                urls.iter()
+                    .all(|u| u.ends_with("/one.json") || u.ends_with("/two.json")),
+                "{urls:?}"
+            );
+        }
+        assert_eq!(service.ask(&ask("a")).unwrap().package.json, expected_one);
+        let (ready, body) = readiness(&service);
+        assert!(ready, "{body}");
+    }
+}
