@@ -427,3 +427,92 @@ fn a_flag_wins_over_its_environment_variable() {
         assert_eq!(server.request("GET", "/health", &[], b"").status, 200);
     }
 }
+
+/// The `ENV` settings and the `ENTRYPOINT` of the runtime stage of the Containerfile.
+fn containerfile_entry_point() -> (Vec<(String, String)>, Vec<String>, String) {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Containerfile"))
+            .unwrap();
+    let joined = text.replace("\\\n", " ");
+    let runtime = joined.rsplit("\nFROM ").next().unwrap();
+    let mut env = Vec::new();
+    let mut entry = Vec::new();
+    for line in runtime.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("ENV ") {
+            for pair in rest.split_whitespace() {
+                let (k, v) = pair.split_once('=').unwrap();
+                env.push((k.to_owned(), v.to_owned()));
+            }
+        } else if let Some(rest) = line.strip_prefix("ENTRYPOINT ") {
+            entry = serde_json::from_str(rest).unwrap();
+        }
+    }
+    (env, entry, text)
+}
+
+#[test]
+fn container_entry_point_serves_a_read_only_registry_volume_as_a_plain_process() {
+    // No container engine can run in this sandbox (docs/deploy.md), so the image's entry
+    // point runs as a plain process: same arguments, same environment (the listen address
+    // moved to loopback), the registry volume a read-only directory.
+    let (env, entry, text) = containerfile_entry_point();
+    assert!(text.matches("\nFROM ").count() >= 2, "multi-stage build");
+    let user = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("USER "))
+        .next_back()
+        .unwrap();
+    assert!(
+        !user.starts_with("root") && !user.starts_with("0"),
+        "non-root: {user}"
+    );
+    assert!(text.contains("VOLUME [\"/registry\"]"));
+    assert_eq!(entry[0], "/usr/local/bin/okf");
+    assert_eq!(entry[1], "serve");
+    let listen = &env.iter().find(|(k, _)| k == "OKF_LISTEN").unwrap().1;
+    assert_eq!(listen, "0.0.0.0:8080");
+
+    let dir = temp_dir("container");
+    let volume = dir.join("registry");
+    std::fs::create_dir_all(&volume).unwrap();
+    let (_, _, _) = example_registry(&volume);
+    for file in ["library.json", "registry.toml"] {
+        let mut perms = std::fs::metadata(volume.join(file)).unwrap().permissions();
+        perms.set_readonly(true);
+        std::fs::set_permissions(volume.join(file), perms).unwrap();
+    }
+    let mut perms = std::fs::metadata(&volume).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&volume, perms).unwrap();
+
+    let mut command = Command::new(env!("CARGO_BIN_EXE_okf"));
+    command
+        .args(&entry[1..])
+        .current_dir("/")
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .env("OKF_LISTEN", "127.0.0.1:0")
+        .env("OKF_REGISTRY", volume.join("registry.toml"));
+    let server = Server::spawn(command);
+    let (status, body) = ready(&server);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["bundles"], json!(["lib"]));
+    let package = server.ask(&json!({"bundle": "lib", "question": BORROW}));
+    assert_eq!(package.status, 200);
+    assert_eq!(package.json()["evidence_status"], "sufficient");
+    assert_eq!(server.request("GET", "/", &[], b"").status, 200);
+    let (exit, log) = {
+        server.signal("TERM");
+        server.wait_exit(Duration::from_secs(30))
+    };
+    assert_eq!(exit.code(), Some(0), "{log}");
+    assert!(
+        log.lines()
+            .all(|l| serde_json::from_str::<Value>(l).is_ok()),
+        "the image logs JSON lines: {log}"
+    );
+    let mut perms = std::fs::metadata(&volume).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    let _ = std::fs::set_permissions(&volume, perms);
+}

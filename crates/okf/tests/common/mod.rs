@@ -145,12 +145,10 @@ impl Server {
     pub fn stop(mut self) -> String {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let log = self
-            .stderr
+        self.stderr
             .take()
             .and_then(|reader| reader.join().ok())
-            .unwrap_or_default();
-        log
+            .unwrap_or_default()
     }
 
     /// Sends one request and reads the whole response.
