@@ -2,19 +2,6 @@
 -- (the page, /api/ask and MCP tools/call on both bundles), pausing SOAK_DELAY_MS between
 -- requests so the soak is a steady load, not a saturation test. The requests come from the
 -- file in SOAK_REQUESTS: one per line, "METHOD<TAB>PATH<TAB>BODY" (BODY may be empty).
-local list = {}
-for line in io.lines(os.getenv("SOAK_REQUESTS")) do
-  local method, path, body = line:match("^(%u+)\t([^\t]+)\t?(.*)$")
-  local headers = {}
-  if method == "POST" then
-    headers["Content-Type"] = "application/json"
-    headers["Accept"] = "application/json, text/event-stream"
-    headers["MCP-Protocol-Version"] = "2025-11-25"
-  else
-    body = nil
-  end
-  list[#list + 1] = wrk.format(method, path, headers, body)
-end
 local pause = tonumber(os.getenv("SOAK_DELAY_MS") or "20")
 
 -- Status counts by route come from the server's own /metrics (bench/soak.sh reads them).
@@ -24,8 +11,22 @@ function setup(thread)
   thread:set("offset", n * 3)
 end
 
+-- Built per thread in init, once wrk.host (the Host header) is known.
+local list = {}
 function init(args)
   n = tonumber(offset) or 0
+  for line in io.lines(os.getenv("SOAK_REQUESTS")) do
+    local method, path, body = line:match("^(%u+)\t([^\t]+)\t?(.*)$")
+    local headers = {}
+    if method == "POST" then
+      headers["Content-Type"] = "application/json"
+      headers["Accept"] = "application/json, text/event-stream"
+      headers["MCP-Protocol-Version"] = "2025-11-25"
+    else
+      body = nil
+    end
+    list[#list + 1] = wrk.format(method, path, headers, body)
+  end
 end
 
 function request()

@@ -12,7 +12,8 @@ connections="${2:-8}"
 delay_ms="${3:-20}"
 warmup=60
 command -v wrk >/dev/null || { echo "install wrk (apt-get install wrk)" >&2; exit 2; }
-cargo build --release -p okf --locked >/dev/null
+bin="${OKF_BIN:-target/release/okf}"  # OKF_BIN: try the script against another build
+[ -n "${OKF_BIN:-}" ] || cargo build --release -p okf --locked >/dev/null
 dir=$(mktemp -d)
 dwp_index="$PWD/../shared/dwp/full-dmg/context/assembly-index.json"
 example_index="$PWD/crates/okf/example/index.json"
@@ -31,7 +32,7 @@ index_url = "https://example.org/okf-example/index.json"
 TOML
 # The rate limit is off so that the soak measures the server, not the 429 guard; the wrk
 # pause keeps the load steady (a few hundred requests per second).
-target/release/okf serve --registry "$dir/registry.toml" --listen 127.0.0.1:0 \
+"$bin" serve --registry "$dir/registry.toml" --listen 127.0.0.1:0 \
   --rate-limit-per-minute 0 --max-concurrent 1024 --log-format json > "$dir/out" 2> "$dir/log" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$dir"' EXIT
@@ -72,11 +73,11 @@ kill $sampler 2>/dev/null || true
 metrics=$(curl -sf "$url/metrics")
 
 echo "== responses by route and status (server /metrics)"
-grep '^okf_http_requests_total' <<<"$metrics" | sed 's/^okf_http_requests_total//'
+sed -n 's/^okf_http_requests_total//p' <<<"$metrics"
 echo "== assemblies"
-grep '^okf_assemblies_total' <<<"$metrics" | sed 's/^okf_assemblies_total//'
-five=$(grep '^okf_http_requests_total' <<<"$metrics" | awk '/status="5/ {s += $2} END {print s + 0}')
-four=$(grep '^okf_http_requests_total' <<<"$metrics" | awk '/status="4/ {s += $2} END {print s + 0}')
+sed -n 's/^okf_assemblies_total//p' <<<"$metrics"
+five=$(awk '/^okf_http_requests_total.*status="5/ {s += $2} END {print s + 0}' <<<"$metrics")
+four=$(awk '/^okf_http_requests_total.*status="4/ {s += $2} END {print s + 0}' <<<"$metrics")
 sockets=$(awk '/^socket_errors/ {split($0, a, /[= ]/); print a[3] + a[5] + a[7] + a[9]}' "$dir/wrk")
 echo "== resident memory (kB), sampled every 10 s"
 awk -v w="$warmup" '
