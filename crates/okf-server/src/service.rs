@@ -228,10 +228,15 @@ impl Service {
     /// Serves `registry` from now on; requests already running finish on the old snapshot.
     pub fn replace_registry(&self, registry: Registry) {
         self.ops.registry_loaded(&registry);
-        *self
-            .registry
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Arc::new(registry);
+        let previous = std::mem::replace(
+            &mut *self
+                .registry
+                .write()
+                .unwrap_or_else(PoisonError::into_inner),
+            Arc::new(registry),
+        );
+        // Freed (if no request still holds it) after the lock is released.
+        drop(previous);
     }
 
     /// Metrics and reload state.
