@@ -21,9 +21,6 @@ const HEAD_HARD_LIMIT_BYTES: usize = 64 * 1024;
 /// How long to wait when `accept` fails (e.g. out of file descriptors) before trying again.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
-/// Longest wait for open connections to finish after a shutdown signal.
-const DRAIN_LIMIT: Duration = Duration::from_secs(10);
-
 /// The connection settings taken from [`HttpConfig`].
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ConnectionLimits {
@@ -40,15 +37,16 @@ impl From<&HttpConfig> for ConnectionLimits {
     }
 }
 
-/// Accepts connections until `shutdown` completes, then lets open ones finish (bounded).
-/// A connection over the cap is closed at once: the kernel keeps no queue of idle sockets
+/// Accepts connections until `shutdown` completes, then lets open ones finish within
+/// `drain_deadline`; returns whether they all did. A connection over the cap is closed at once: the kernel keeps no queue of idle sockets
 /// for it and the process's file descriptors stay bounded.
 pub(crate) async fn serve_connections(
     listener: TcpListener,
     app: Router,
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()>,
-) {
+    drain_deadline: Duration,
+) -> bool {
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
@@ -82,5 +80,9 @@ pub(crate) async fn serve_connections(
             drop(permit);
         });
     }
-    let _ = tokio::time::timeout(DRAIN_LIMIT, graceful.shutdown()).await;
+    // Stop accepting before draining: a closed listener refuses new connections at once.
+    drop(listener);
+    tokio::time::timeout(drain_deadline, graceful.shutdown())
+        .await
+        .is_ok()
 }

@@ -226,9 +226,15 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
             state.clone(),
             content_type_guard,
         ))
+        // Probes and scrapes are not rate limited, but still Host-checked.
+        .merge(crate::ops::routes(Arc::clone(&state.service)))
         .layer(middleware::from_fn_with_state(state.clone(), origin_guard))
         .layer(middleware::from_fn_with_state(state.clone(), framing_guard))
         .layer(middleware::from_fn(headers_and_log))
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&state.service),
+            crate::ops::track,
+        ))
         .with_state(state)
 }
 
@@ -839,6 +845,7 @@ async fn bundles(State(state): State<AppState>) -> Response {
     json_response(json!({ "bundles": list }).to_string())
 }
 
+/// Liveness with a per-bundle summary.
 async fn health(State(state): State<AppState>) -> Response {
     let rows: Vec<Value> = state
         .service
@@ -861,17 +868,9 @@ async fn health(State(state): State<AppState>) -> Response {
         "engine": okf_engine::ENGINE_ID,
         "bundles": rows,
     });
-    let status = if all_ready {
-        StatusCode::OK
-    } else {
-        StatusCode::SERVICE_UNAVAILABLE
-    };
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
+    // Liveness: 200 while the process answers, whatever the bundles' state; readiness (a
+    // refused bundle means 503) is GET /ready, so a refused file never restarts a replica.
+    json_response(body.to_string())
 }
 
 async fn schema(Path(name): Path<String>) -> Response {

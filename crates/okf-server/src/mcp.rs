@@ -393,7 +393,7 @@ impl OkfMcp {
                 let tool = Tool::new(
                     spec.name,
                     spec.description,
-                    object((spec.input_schema)(service.registry())),
+                    object((spec.input_schema)(&service.registry())),
                 )
                 .with_title(spec.title)
                 .with_annotations(read_only());

@@ -113,6 +113,9 @@ pub struct VersionEntry {
     pub published: Option<String>,
     /// The loaded index, or why it was refused.
     pub state: Result<LoadedVersion, String>,
+    /// Set by a reload whose file no longer verified while the copy verified earlier keeps
+    /// serving: why the file was refused.
+    pub retained: Option<String>,
 }
 
 /// A logical bundle with its versions.
@@ -182,6 +185,7 @@ impl Registry {
             index_sha256: binding.index_sha256.clone(),
             index_url: binding.index_url.clone(),
             published: None,
+            retained: None,
             state: Ok(LoadedVersion {
                 index: Arc::new(index),
                 binding,
@@ -307,6 +311,7 @@ impl Registry {
                         index_url,
                         published: v.published,
                         state,
+                        retained: None,
                     },
                 );
             }
@@ -327,6 +332,60 @@ impl Registry {
             );
         }
         Ok(registry)
+    }
+
+    /// Re-reads the registry file for a reload. A version whose file no longer verifies keeps
+    /// the copy `previous` verified, provided its declaration (SHA-256, binding URL and any
+    /// declared snapshot) is unchanged: that copy is exactly the bytes the registry still
+    /// names, so packages bound to it stay correct. A changed declaration gets no such copy.
+    pub fn reload(path: &Path, previous: &Registry) -> Result<Self, RegistryError> {
+        let mut next = Registry::load(path)?;
+        for bundle in next.bundles.values_mut() {
+            for version in bundle.versions.values_mut() {
+                let Err(reason) = &version.state else {
+                    continue;
+                };
+                let kept = previous
+                    .bundles
+                    .get(&bundle.id)
+                    .and_then(|b| b.versions.get(&version.name))
+                    .filter(|old| {
+                        old.index_sha256 == version.index_sha256
+                            && old.index_url == version.index_url
+                            && version
+                                .snapshot
+                                .as_ref()
+                                .is_none_or(|s| old.snapshot.as_ref() == Some(s))
+                    })
+                    .and_then(|old| {
+                        old.state
+                            .as_ref()
+                            .ok()
+                            .map(|loaded| (loaded.clone(), old.snapshot.clone()))
+                    });
+                if let Some((loaded, snapshot)) = kept {
+                    version.retained = Some(reason.clone());
+                    version.state = Ok(loaded);
+                    version.snapshot = snapshot;
+                }
+            }
+        }
+        Ok(next)
+    }
+
+    /// Versions served from a copy verified before a reload whose file no longer verified,
+    /// as `(bundle, version, reason)`.
+    pub fn retained(&self) -> Vec<(String, String, String)> {
+        self.bundles
+            .values()
+            .flat_map(|b| {
+                b.versions.values().filter_map(|v| {
+                    v.retained
+                        .as_ref()
+                        .map(|r| (b.id.clone(), v.name.clone(), r.clone()))
+                })
+            })
+            .collect()
     }
 
     /// Versions that were refused at start-up, as `(bundle, version, reason)`.

@@ -6,7 +6,7 @@ use crate::registry::{BundleEntry, LoadedVersion, Registry, is_date, is_logical_
 use okf_engine::{AsOf, AssembleOptions, Assembled, Budget, assemble_with_options, explain};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 /// The body of `POST /api/ask` and the arguments of the `ask_okf` tool.
 ///
@@ -186,9 +186,9 @@ pub enum ServiceError {
         /// What was not found.
         message: String,
     },
-    /// The bundle version was refused at start-up.
+    /// The bundle version was refused when the registry was (re)loaded.
     #[error(
-        "bundle {bundle:?} version {version:?} is not available: it failed verification at start-up"
+        "bundle {bundle:?} version {version:?} is not available: it failed verification when the registry was loaded; GET /ready names the reason"
     )]
     Unavailable {
         /// Bundle id.
@@ -323,15 +323,17 @@ impl ContextCache {
     }
 }
 
-/// The shared, read-only-after-start service state.
+/// The shared service state. The registry is one immutable snapshot that a reload replaces
+/// whole; each request takes the snapshot once, so it never sees a half-loaded registry.
 #[derive(Debug)]
 pub struct Service {
-    registry: Registry,
+    registry: RwLock<Arc<Registry>>,
     cache: Mutex<ContextCache>,
     cache_limits: CacheLimits,
     /// The last few contexts delivered in bounded pieces, parsed and indexed once, so a client
     /// paging through one package does not re-assemble and re-parse it on every call.
     delivered: Mutex<std::collections::VecDeque<Arc<okf_delivery::Context>>>,
+    ops: crate::ops::Ops,
 }
 
 /// `^urn:sha256:[0-9a-f]{64}$`.
@@ -343,27 +345,48 @@ pub fn is_context_id(s: &str) -> bool {
 impl Service {
     /// Wraps a verified registry.
     pub fn new(registry: Registry, cache_limits: CacheLimits) -> Self {
+        let ops = crate::ops::Ops::default();
+        ops.registry_loaded(&registry);
         Service {
-            registry,
+            registry: RwLock::new(Arc::new(registry)),
             cache: Mutex::new(ContextCache::default()),
             delivered: Mutex::new(std::collections::VecDeque::new()),
             cache_limits,
+            ops,
         }
     }
 
-    /// The registry being served.
-    pub fn registry(&self) -> &Registry {
-        &self.registry
+    /// The registry snapshot being served now.
+    pub fn registry(&self) -> Arc<Registry> {
+        Arc::clone(&self.registry.read().unwrap_or_else(PoisonError::into_inner))
     }
 
-    fn bundle(&self, id: &str) -> Result<&BundleEntry, ServiceError> {
-        self.registry
+    /// Serves `registry` from now on; requests already running finish on the old snapshot.
+    pub fn replace_registry(&self, registry: Registry) {
+        self.ops.registry_loaded(&registry);
+        let previous = std::mem::replace(
+            &mut *self
+                .registry
+                .write()
+                .unwrap_or_else(PoisonError::into_inner),
+            Arc::new(registry),
+        );
+        // Freed (if no request still holds it) after the lock is released.
+        drop(previous);
+    }
+
+    /// Metrics and reload state.
+    pub fn ops(&self) -> &crate::ops::Ops {
+        &self.ops
+    }
+
+    fn bundle<'r>(registry: &'r Registry, id: &str) -> Result<&'r BundleEntry, ServiceError> {
+        registry
             .bundles
             .get(id)
             .ok_or_else(|| ServiceError::UnknownBundle {
                 bundle: id.to_owned(),
-                served: self
-                    .registry
+                served: registry
                     .bundles
                     .keys()
                     .map(String::as_str)
@@ -374,13 +397,10 @@ impl Service {
 
     /// The name of the version a request selects (checked as `ask` checks it).
     pub fn version_name(&self, req: &AskRequest) -> Result<String, ServiceError> {
-        self.version(req).map(|(name, _)| name.to_owned())
+        self.version(req).map(|(name, _)| name)
     }
 
-    fn version<'r>(
-        &'r self,
-        req: &AskRequest,
-    ) -> Result<(&'r str, &'r LoadedVersion), ServiceError> {
+    fn version(&self, req: &AskRequest) -> Result<(String, LoadedVersion), ServiceError> {
         self.select(&req.bundle, req.version.as_deref(), req.as_of.as_deref())
     }
 
@@ -391,18 +411,20 @@ impl Service {
         &self,
         bundle: &str,
         version: Option<&str>,
-    ) -> Result<(&str, &LoadedVersion), ServiceError> {
+    ) -> Result<(String, LoadedVersion), ServiceError> {
         self.select(bundle, version, None)
     }
 
-    fn select<'r>(
-        &'r self,
+    /// The version a selector names in the registry snapshot being served now.
+    fn select(
+        &self,
         bundle: &str,
         version: Option<&str>,
         as_of: Option<&str>,
-    ) -> Result<(&'r str, &'r LoadedVersion), ServiceError> {
+    ) -> Result<(String, LoadedVersion), ServiceError> {
         check_selector(bundle, version, as_of)?;
-        let bundle = self.bundle(bundle)?;
+        let registry = self.registry();
+        let bundle = Self::bundle(&registry, bundle)?;
         let name: &str = match (version, as_of) {
             (Some(_), Some(_)) => {
                 return Err(invalid("as_of", "give either version or as_of, not both"));
@@ -447,7 +469,7 @@ impl Service {
         };
         let entry = &bundle.versions[name];
         match &entry.state {
-            Ok(loaded) => Ok((entry.name.as_str(), loaded)),
+            Ok(loaded) => Ok((entry.name.clone(), loaded.clone())),
             Err(_) => Err(ServiceError::Unavailable {
                 bundle: bundle.id.clone(),
                 version: entry.name.clone(),
@@ -524,13 +546,16 @@ impl Service {
             Some(&loaded.binding),
             &options,
         )?);
+        self.ops
+            .metrics
+            .assembled(&req.bundle, package.evidence_status.as_str());
         if let Ok(mut cache) = self.cache.lock() {
             cache.insert(Arc::clone(&package), self.cache_limits);
         }
         Ok(Answer {
             package,
             bundle: req.bundle.clone(),
-            version: version.to_owned(),
+            version,
         })
     }
 

@@ -37,6 +37,10 @@ fn start_with(
             service,
             "127.0.0.1:0",
             Box::new(configure),
+            okf_server::Lifecycle {
+                registry_path: None,
+                drain_deadline: Duration::from_secs(10),
+            },
             move |addr| {
                 let _ = tx.send(addr);
             },

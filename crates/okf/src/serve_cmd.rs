@@ -1,8 +1,10 @@
-//! `okf serve`: wires the registry (or the embedded example) to the HTTP/MCP server.
+//! `okf serve`: wires the registry (or the embedded example) to the HTTP/MCP server. Every
+//! option can also come from an `OKF_*` environment variable, as containers expect; a
+//! command-line flag wins over the variable.
 
 use crate::{CliError, example};
-use clap::Args;
-use okf_server::{CacheLimits, HttpConfig, Registry, Service};
+use clap::{Args, ValueEnum};
+use okf_server::{CacheLimits, HttpConfig, Lifecycle, Registry, Service};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -12,23 +14,30 @@ use std::time::Duration;
 pub(crate) struct ServeArgs {
     /// Registry file (TOML) of allow-listed bundles. Without it the embedded example bundle is
     /// served under the id `example`.
-    #[arg(long)]
+    /// SIGHUP re-reads it.
+    #[arg(long, env = "OKF_REGISTRY")]
     registry: Option<PathBuf>,
     /// Address to listen on; port 0 picks a free port.
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    #[arg(long, env = "OKF_LISTEN", default_value = "127.0.0.1:8080")]
     listen: String,
-    /// Extra host name the Host header may carry (repeatable; loopback names are always allowed).
-    #[arg(long = "allow-host")]
+    /// Extra host name the Host header may carry (repeatable, or comma-separated in the
+    /// variable; loopback names are always allowed).
+    #[arg(long = "allow-host", env = "OKF_ALLOW_HOSTS", value_delimiter = ',')]
     allow_hosts: Vec<String>,
-    /// Extra browser origin allowed to call the server, e.g. https://chatgpt.com (repeatable).
-    #[arg(long = "allow-origin")]
+    /// Extra browser origin allowed to call the server, e.g. https://chatgpt.com (repeatable,
+    /// or comma-separated in the variable).
+    #[arg(
+        long = "allow-origin",
+        env = "OKF_ALLOW_ORIGINS",
+        value_delimiter = ','
+    )]
     allow_origins: Vec<String>,
     /// Most requests handled at once; more get 429.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, env = "OKF_MAX_CONCURRENT", default_value_t = 64)]
     max_concurrent: usize,
     /// Most requests per minute in each route class (asks; everything else) across all
     /// clients; more get 429. /health is never limited (0 disables the limit).
-    #[arg(long, default_value_t = 6000)]
+    #[arg(long, env = "OKF_RATE_LIMIT_PER_MINUTE", default_value_t = 6000)]
     rate_limit_per_minute: u32,
     /// Most requests still receiving their bodies; more get 429.
     #[arg(long, default_value_t = 256)]
@@ -40,14 +49,30 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value_t = 5_000)]
     header_timeout_ms: u64,
     /// Request timeout in milliseconds, body reading included.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, env = "OKF_TIMEOUT_MS", default_value_t = 10_000)]
     timeout_ms: u64,
     /// Most packages retained for /api/context and okf_get_context.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, env = "OKF_CACHE_ENTRIES", default_value_t = 256)]
     cache_entries: usize,
     /// Most package bytes retained.
-    #[arg(long, default_value_t = 64 * 1024 * 1024)]
+    #[arg(long, env = "OKF_CACHE_BYTES", default_value_t = 64 * 1024 * 1024)]
     cache_bytes: usize,
+    /// After SIGTERM or Ctrl-C, how long in-flight requests may take to finish (milliseconds)
+    /// before the remaining connections are closed; the exit status is 0 either way.
+    #[arg(long, env = "OKF_DRAIN_MS", default_value_t = 20_000)]
+    drain_ms: u64,
+    /// Log line format on standard error.
+    #[arg(long, env = "OKF_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+}
+
+/// How log lines are written.
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum LogFormat {
+    /// Compact human-readable lines.
+    Text,
+    /// One JSON object per line (timestamp, level, target, fields), for log collectors.
+    Json,
 }
 
 /// A failure to start or run the server.
@@ -66,19 +91,18 @@ pub(crate) enum ServeFailure {
 
 pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_writer(move || crate::log_lines::OneLine::new(std::io::stderr(), ansi))
-        .with_ansi(ansi)
-        .with_target(true)
-        .compact()
-        .init();
+        .with_target(true);
+    match args.log_format {
+        LogFormat::Text => logs.with_ansi(ansi).compact().init(),
+        LogFormat::Json => logs.with_ansi(false).json().flatten_event(true).init(),
+    }
     let registry = match &args.registry {
         Some(path) => Registry::load(path).map_err(ServeFailure::from)?,
         None => Registry::example(example::INDEX_JSON).map_err(ServeFailure::from)?,
     };
-    for (bundle, version, reason) in registry.refusals() {
-        tracing::warn!(target: "okf::registry", bundle, version, reason, "bundle version refused");
-    }
+    okf_server::ops::log_registry_problems(&registry);
     let service = Service::new(
         registry,
         CacheLimits {
@@ -94,6 +118,10 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
         .max_blocking_threads(cores.max(2))
         .build()
         .map_err(ServeFailure::Runtime)?;
+    let lifecycle = Lifecycle {
+        registry_path: args.registry.clone(),
+        drain_deadline: Duration::from_millis(args.drain_ms),
+    };
     let ServeArgs {
         listen,
         allow_hosts,
@@ -117,12 +145,20 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
         config.max_connections = max_connections.max(1);
         config.header_read_timeout = Duration::from_millis(header_timeout_ms.max(1));
     });
-    runtime
-        .block_on(okf_server::serve(service, &listen, configure, |addr| {
+    let served = runtime.block_on(okf_server::serve(
+        service,
+        &listen,
+        configure,
+        lifecycle,
+        |addr| {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "listening on http://{addr}");
             let _ = out.flush();
-        }))
-        .map_err(ServeFailure::from)?;
+        },
+    ));
+    // Assemblies still running past the drain deadline are budget-bounded; give them a
+    // moment rather than waiting on them indefinitely.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    served.map_err(ServeFailure::from)?;
     Ok(())
 }

@@ -5,6 +5,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// Runs `okf` with arguments.
@@ -57,18 +58,23 @@ pub struct Server {
     child: Child,
     /// `127.0.0.1:PORT`.
     pub addr: String,
-    /// Everything the server logged so far, drained continuously so a chatty server never
-    /// blocks on a full stderr pipe.
-    log: std::sync::Arc<std::sync::Mutex<String>>,
-    drain: Option<std::thread::JoinHandle<()>>,
+    /// Reads the log as it is written, so a long run never blocks the server on a full pipe.
+    stderr: Option<JoinHandle<String>>,
 }
 
 impl Server {
     /// Starts `okf serve --listen 127.0.0.1:0 <extra args>` and waits for its listening line.
     pub fn start(extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_okf"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_okf"));
+        command
             .args(["serve", "--listen", "127.0.0.1:0"])
-            .args(extra)
+            .args(extra);
+        Server::spawn(command)
+    }
+
+    /// Starts a prepared `okf serve` command and waits for its listening line.
+    pub fn spawn(mut command: Command) -> Server {
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -81,23 +87,53 @@ impl Server {
             .strip_prefix("listening on http://")
             .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
             .to_owned();
-        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-        let drain = child.stderr.take().map(|stderr| {
-            let log = std::sync::Arc::clone(&log);
+        let stderr = child.stderr.take().map(|mut e| {
             std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                    let mut log = log.lock().unwrap();
-                    log.push_str(&line);
-                    log.push('\n');
-                }
+                let mut log = String::new();
+                let _ = e.read_to_string(&mut log);
+                log
             })
         });
         Server {
             child,
             addr,
-            log,
-            drain,
+            stderr,
         }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends a signal (`HUP`, `TERM`, `KILL`) to the server.
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .args(["-s", name, &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -s {name}");
+    }
+
+    /// Waits (at most `bound`) for the server to exit; returns its status and its log.
+    pub fn wait_exit(mut self, bound: Duration) -> (std::process::ExitStatus, String) {
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                started.elapsed() < bound,
+                "server still running after {bound:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let log = self
+            .stderr
+            .take()
+            .and_then(|reader| reader.join().ok())
+            .unwrap_or_default();
+        (status, log)
     }
 
     /// The port the server listens on.
@@ -109,10 +145,10 @@ impl Server {
     pub fn stop(mut self) -> String {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        if let Some(drain) = self.drain.take() {
-            let _ = drain.join();
-        }
-        std::mem::take(&mut *self.log.lock().unwrap())
+        self.stderr
+            .take()
+            .and_then(|reader| reader.join().ok())
+            .unwrap_or_default()
     }
 
     /// Sends one request and reads the whole response.
@@ -123,24 +159,7 @@ impl Server {
         headers: &[(&str, &str)],
         body: &[u8],
     ) -> Response {
-        let mut stream = TcpStream::connect(&self.addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
-        let mut head = format!(
-            "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
-            body.len()
-        );
-        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-            head.push_str(&format!("Host: {}\r\n", self.addr));
-        }
-        for (k, v) in headers {
-            head.push_str(&format!("{k}: {v}\r\n"));
-        }
-        head.push_str("\r\n");
-        stream.write_all(head.as_bytes()).unwrap();
-        stream.write_all(body).unwrap();
-        read_response(&mut stream)
+        request_to(&self.addr, method, path, headers, body)
     }
 
     /// `POST /api/ask` with a JSON body.
@@ -219,6 +238,35 @@ impl Response {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
     }
+}
+
+/// Sends one request to `addr` (`Connection: close`, Host defaults to `addr`) and reads the
+/// whole response.
+pub fn request_to(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Response {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    read_response(&mut stream)
 }
 
 /// Reads a complete HTTP/1.1 response from a stream that the server closes.

@@ -1,0 +1,265 @@
+//! Operating replicas: readiness (`GET /ready`), metrics (`GET /metrics`), the per-request
+//! metrics hook, and registry reload (SIGHUP). Replicas share nothing: each loads and
+//! verifies the same immutable bundle files and keeps its own caches and counters.
+
+use crate::metrics::Metrics;
+use crate::registry::Registry;
+use crate::service::Service;
+use axum::Router;
+use axum::body::HttpBody;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+/// Content type of the OpenMetrics text exposition.
+pub const METRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// Per-service operations state: counters and the outcome of the last reload.
+#[derive(Debug, Default)]
+pub struct Ops {
+    /// The counters `/metrics` publishes.
+    pub metrics: Metrics,
+    reload_failure: Mutex<Option<String>>,
+}
+
+impl Ops {
+    /// Counts the versions of a freshly loaded registry by state.
+    pub(crate) fn registry_loaded(&self, registry: &Registry) {
+        let retained = registry.retained().len();
+        let refused = registry.refusals().len();
+        let declared: usize = registry.bundles.values().map(|b| b.versions.len()).sum();
+        self.metrics
+            .registry_loaded(declared - retained - refused, retained, refused);
+    }
+
+    /// Why the last reload kept the previous registry, if it did.
+    pub fn reload_failure(&self) -> Option<String> {
+        self.reload_failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_reload_failure(&self, failure: Option<String>) {
+        *self
+            .reload_failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = failure;
+    }
+}
+
+/// Logs every refused version and every version kept on its old verified copy.
+pub fn log_registry_problems(registry: &Registry) {
+    for (bundle, version, reason) in registry.refusals() {
+        tracing::warn!(target: "okf::registry", bundle, version, reason, "bundle version refused");
+    }
+    for (bundle, version, reason) in registry.retained() {
+        tracing::warn!(
+            target: "okf::registry",
+            bundle,
+            version,
+            reason,
+            "bundle version file refused; the copy verified earlier keeps serving"
+        );
+    }
+}
+
+/// Re-reads and re-verifies the registry file and swaps it in whole. A registry file that
+/// cannot be read or parsed changes nothing: the previous registry keeps serving and
+/// `/ready` names the failure. Returns whether the new registry was adopted.
+pub fn reload(service: &Service, path: &Path) -> bool {
+    let previous = service.registry();
+    match Registry::reload(path, &previous) {
+        Ok(next) => {
+            log_registry_problems(&next);
+            let versions: usize = next.bundles.values().map(|b| b.versions.len()).sum();
+            tracing::info!(
+                target: "okf::registry",
+                bundles = next.bundles.len(),
+                versions,
+                refused = next.refusals().len(),
+                retained = next.retained().len(),
+                "registry reloaded"
+            );
+            service.replace_registry(next);
+            service.ops().set_reload_failure(None);
+            service.ops().metrics.reloaded(true);
+            true
+        }
+        Err(e) => {
+            tracing::error!(
+                target: "okf::registry",
+                error = %e,
+                "registry reload failed; the previous registry keeps serving"
+            );
+            service.ops().set_reload_failure(Some(e.to_string()));
+            service.ops().metrics.reloaded(false);
+            false
+        }
+    }
+}
+
+/// `GET /ready` and `GET /metrics`, to be merged into the main router.
+pub(crate) fn routes<S: Clone + Send + Sync + 'static>(service: Arc<Service>) -> Router<S> {
+    Router::new()
+        .route("/ready", get(ready))
+        .route("/metrics", get(metrics))
+        .with_state(service)
+}
+
+/// The readiness report: 200 when every declared bundle version can be served (freshly
+/// verified, or from its old verified copy after a refused reload); 503 naming each version
+/// that cannot. Refused files and a failed reload are named either way.
+pub fn readiness(service: &Service) -> (bool, Value) {
+    let registry = service.registry();
+    let rows = |list: Vec<(String, String, String)>| -> Vec<Value> {
+        list.into_iter()
+            .map(|(bundle, version, reason)| {
+                json!({"bundle": bundle, "version": version, "reason": reason})
+            })
+            .collect()
+    };
+    let refused = rows(registry.refusals());
+    let retained = rows(registry.retained());
+    let ready = refused.is_empty() && !registry.bundles.is_empty();
+    let mut body = json!({
+        "status": if ready { "ready" } else { "not_ready" },
+        "engine": okf_engine::ENGINE_ID,
+        "bundles": registry.bundles.keys().collect::<Vec<_>>(),
+        "refused": refused,
+        "retained": retained,
+    });
+    if let (Some(failure), Value::Object(map)) = (service.ops().reload_failure(), &mut body) {
+        map.insert("reload_failure".into(), Value::String(failure));
+    }
+    (ready, body)
+}
+
+async fn ready(State(service): State<Arc<Service>>) -> Response {
+    let (ready, body) = readiness(&service);
+    let status = if ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+async fn metrics(State(service): State<Arc<Service>>) -> Response {
+    (
+        [(header::CONTENT_TYPE, METRICS_CONTENT_TYPE)],
+        service.ops().metrics.encode(),
+    )
+        .into_response()
+}
+
+/// Counts every response by route template and status, its latency and body bytes.
+pub(crate) async fn track(
+    State(service): State<Arc<Service>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let started = Instant::now();
+    // Templates only ("/api/context/{context_id}"), so ids never become label values.
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", MatchedPath::as_str)
+        .to_owned();
+    let response = next.run(request).await;
+    let bytes = response.body().size_hint().exact().unwrap_or(0);
+    service
+        .ops()
+        .metrics
+        .response(&route, response.status().as_u16(), bytes, started.elapsed());
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::service::{AskRequest, CacheLimits};
+
+    fn write_registry(dir: &Path, name: &str, index_url: &str) -> std::path::PathBuf {
+        let index = Path::new(env!("CARGO_MANIFEST_DIR")).join("../okf/example/index.json");
+        let sha = okf_engine::canonical::sha256_hex(&std::fs::read(&index).unwrap());
+        let path = dir.join(name);
+        let mut text = String::new();
+        for id in ["a", "b"] {
+            text.push_str(&format!(
+                "[[bundle]]\nid = \"{id}\"\nindex = \"{}\"\nsha256 = \"{sha}\"\nindex_url = \"{index_url}\"\n\n",
+                index.display()
+            ));
+        }
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_request_never_sees_a_half_loaded_registry() {
+        let dir = std::env::temp_dir().join(format!("okf-ops-swap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let first = write_registry(&dir, "one.toml", "https://example.org/one.json");
+        let second = write_registry(&dir, "two.toml", "https://example.org/two.json");
+        let service = Arc::new(Service::new(
+            Registry::load(&first).unwrap(),
+            CacheLimits::default(),
+        ));
+        let ask = |bundle: &str| AskRequest {
+            bundle: bundle.into(),
+            question: "How do I borrow books?".into(),
+            version: None,
+            as_of: None,
+            budget: None,
+            profile: None,
+        };
+        let expected_one = service.ask(&ask("a")).unwrap().package.json.clone();
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let askers: Vec<_> = ["a", "b"]
+            .into_iter()
+            .map(|bundle| {
+                let service = Arc::clone(&service);
+                let stop = Arc::clone(&stop);
+                let request = ask(bundle);
+                std::thread::spawn(move || {
+                    let mut urls = std::collections::BTreeSet::new();
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        // Every request is answered from one whole registry or the other.
+                        let answer = service.ask(&request).expect("never a missing bundle");
+                        let package: Value = serde_json::from_str(&answer.package.json).unwrap();
+                        urls.insert(package["binding"]["index_url"].as_str().unwrap().to_owned());
+                    }
+                    urls
+                })
+            })
+            .collect();
+        for round in 0..40 {
+            let path = if round % 2 == 0 { &second } else { &first };
+            assert!(reload(&service, path));
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for asker in askers {
+            let urls = asker.join().unwrap();
+            assert!(
+                urls.iter()
+                    .all(|u| u.ends_with("/one.json") || u.ends_with("/two.json")),
+                "{urls:?}"
+            );
+        }
+        assert_eq!(service.ask(&ask("a")).unwrap().package.json, expected_one);
+        let (ready, body) = readiness(&service);
+        assert!(ready, "{body}");
+    }
+}
