@@ -23,8 +23,15 @@ struct Nginx {
 }
 
 impl Drop for Nginx {
+    /// SIGTERM, not SIGKILL: the master then stops its worker, which SIGKILL would orphan.
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        let terminated = Command::new("kill")
+            .args(["-s", "TERM", &self.child.id().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !terminated {
+            let _ = self.child.kill();
+        }
         let _ = self.child.wait();
     }
 }
