@@ -1,16 +1,16 @@
 //! `okf`: the Ask OKF command line. It only wires the engine crate to files, arguments and
 //! standard output; every decision about evidence is made by `okf-engine`.
 
+mod ask_cmd;
 mod bench;
 mod eval_cmd;
 mod example;
+mod explain_cmd;
 mod lint_cmd;
 mod serve_cmd;
 
 use clap::{Args, Parser, Subcommand};
-use okf_engine::{
-    Binding, Budget, ContextIndex, Error, assemble, check_identity, explain, package_identity,
-};
+use okf_engine::{Binding, Budget, ContextIndex, Error, check_identity, package_identity};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,21 +29,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Assemble the evidence package for a question and print it (canonical JSON by default).
-    Ask(AskArgs),
+    /// Assemble the evidence package for a question: a summary on a terminal, else canonical JSON.
+    Ask(ask_cmd::AskArgs),
     /// Recompute context_id and used_bytes of a package; exit 0 only if both hold.
     Verify {
         /// Package JSON file.
         package: PathBuf,
     },
-    /// Print the explanation view of a package, or of one record in it.
-    Explain {
-        /// Package JSON file.
-        package: PathBuf,
-        /// Record id to explain.
-        #[arg(long)]
-        record: Option<String>,
-    },
+    /// Check a package, then print its explanation view, or that of one record in it.
+    Explain(explain_cmd::ExplainArgs),
     /// Time loading the index once and assembling the question N times in process.
     Bench(BenchArgs),
     /// Check an evaluation case (and mutation controls) against an index, or self-check it.
@@ -78,17 +72,6 @@ pub(crate) struct Source {
     /// Largest package in bytes (8192-524288, default 524288).
     #[arg(long)]
     max_bytes: Option<u64>,
-}
-
-#[derive(Args)]
-struct AskArgs {
-    #[command(flatten)]
-    source: Source,
-    /// Pretty-print instead of canonical compact JSON (the identity is unchanged).
-    #[arg(long)]
-    pretty: bool,
-    /// The question.
-    question: String,
 }
 
 #[derive(Args)]
@@ -137,6 +120,9 @@ pub(crate) enum CliError {
     /// An `okf eval` expectation failed or `okf lint` found an error (exit 1).
     #[error("{0}")]
     Failed(String),
+    /// An input is not what the command needs (not a package; a record the package lacks).
+    #[error("{0}")]
+    Input(String),
 }
 
 impl Source {
@@ -208,23 +194,7 @@ fn pretty(value: &Value) -> String {
 
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Ask(args) => {
-            let index = args.source.load()?;
-            let budget = args.source.budget()?;
-            let binding = args.source.binding();
-            let package = assemble(&index, &args.question, &budget, binding.as_ref())?;
-            if args.pretty {
-                let value: Value = serde_json::from_str(&package.json).map_err(|e| {
-                    CliError::Engine(Error::Json {
-                        what: "package",
-                        message: e.to_string(),
-                    })
-                })?;
-                print(&pretty(&value))
-            } else {
-                print(&package.json)
-            }
-        }
+        Command::Ask(args) => ask_cmd::run(&args),
         Command::Verify { package } => {
             let value = read_package(&package)?;
             let computed = package_identity(&value)?;
@@ -238,10 +208,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 Err(e) => Err(CliError::Verification(format!("verification failed: {e}"))),
             }
         }
-        Command::Explain { package, record } => {
-            let value = read_package(&package)?;
-            print(&pretty(&explain(&value, record.as_deref())))
-        }
+        Command::Explain(args) => explain_cmd::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Eval(args) => eval_cmd::run(&args),
         Command::Lint(args) => lint_cmd::run(&args),
@@ -249,8 +216,24 @@ fn run(cli: Cli) -> Result<(), CliError> {
     }
 }
 
+/// Parses the arguments; a question typed without quotes gets a hint to quote it.
+fn parse() -> Cli {
+    Cli::try_parse().unwrap_or_else(|mut e| {
+        let takes_question = matches!(std::env::args().nth(1).as_deref(), Some("ask" | "bench"));
+        if takes_question && e.kind() == clap::error::ErrorKind::UnknownArgument {
+            e.insert(
+                clap::error::ContextKind::Suggested,
+                clap::error::ContextValue::StyledStrs(vec![
+                    "put the question in quotes: okf ask \"How do I borrow books?\"".into(),
+                ]),
+            );
+        }
+        e.exit()
+    })
+}
+
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    match run(parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("okf: {e}");
