@@ -22,8 +22,11 @@ pub(crate) struct ExplainArgs {
     allow_unverified: bool,
 }
 
+/// Whether a JSON value has the type a field needs.
+type IsType = fn(&Value) -> bool;
+
 /// The top-level fields an explanation reads, with the JSON type each must have.
-const SHAPE: [(&str, fn(&Value) -> bool); 7] = [
+const SHAPE: [(&str, IsType); 7] = [
     ("context_id", Value::is_string),
     ("evidence_status", Value::is_string),
     ("question", Value::is_string),
