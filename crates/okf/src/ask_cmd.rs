@@ -71,8 +71,23 @@ fn items<'a>(package: &'a Value, key: &str) -> &'a [Value] {
         .map_or(&[], Vec::as_slice)
 }
 
-fn text<'a>(value: &'a Value, key: &str) -> &'a str {
-    value.get(key).and_then(Value::as_str).unwrap_or("")
+/// A string of the package (index text is untrusted) made safe for a terminal: control and
+/// bidirectional-override characters are shown escaped, never sent to the terminal.
+fn text(value: &Value, key: &str) -> String {
+    plain(value.get(key).and_then(Value::as_str).unwrap_or(""))
+}
+
+fn plain(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+            if c.is_control() || bidi {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 fn number(value: &Value, key: &str) -> u64 {
@@ -102,20 +117,21 @@ fn meaning(status: &str) -> &'static str {
 pub(crate) fn summary(package: &Value) -> String {
     let mut out = String::new();
     let status = text(package, "evidence_status");
-    let _ = writeln!(out, "evidence_status  {status}: {}", meaning(status));
+    let _ = writeln!(out, "evidence_status  {status}: {}", meaning(&status));
     let _ = writeln!(out, "context_id       {}", text(package, "context_id"));
     let _ = writeln!(out, "question         {}", text(package, "question"));
 
     let concepts: Vec<String> = items(package, "resolved_concepts")
         .iter()
-        .map(|c| text(c, "label").to_owned())
+        .map(|c| text(c, "label"))
         .collect();
     if !concepts.is_empty() {
         let _ = writeln!(out, "resolved         {}", concepts.join("; "));
     }
-    let unresolved: Vec<&str> = items(package, "unresolved_terms")
+    let unresolved: Vec<String> = items(package, "unresolved_terms")
         .iter()
         .filter_map(Value::as_str)
+        .map(plain)
         .collect();
     if !unresolved.is_empty() {
         let _ = writeln!(out, "unresolved       {}", unresolved.join(", "));
@@ -260,6 +276,20 @@ mod tests {
             conflicting.contains("conflicts (1):\n  declared_conflict: "),
             "{conflicting}"
         );
+    }
+
+    #[test]
+    fn summary_never_sends_control_characters_to_the_terminal() {
+        let mut package = example("Explain overdue fines for DVDs");
+        package["question"] = Value::String("a\u{1b}[2Jb\u{202e}c\nd é".into());
+        package["unresolved_terms"] = serde_json::json!(["x\u{7}y"]);
+        let s = summary(&package);
+        assert!(
+            s.contains("question         a\\u{1b}[2Jb\\u{202e}c\\u{a}d é\n"),
+            "{s}"
+        );
+        assert!(s.contains("unresolved       x\\u{7}y\n"), "{s}");
+        assert!(!s.contains('\u{1b}') && !s.contains('\u{7}') && !s.contains('\u{202e}'));
     }
 
     #[test]
