@@ -7,6 +7,10 @@ duration="${1:-10}"
 connections="${2:-16}"
 command -v wrk >/dev/null || { echo "install wrk (apt-get install wrk)" >&2; exit 2; }
 cargo build --release -p okf --locked >/dev/null
+# The binary is where cargo put it (CARGO_TARGET_DIR and config files included).
+target_dir=$(cargo metadata --format-version 1 --no-deps \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+okf="$target_dir/release/okf"
 dir=$(mktemp -d)
 cat > "$dir/registry.toml" <<TOML
 [[bundle]]
@@ -26,7 +30,7 @@ sha256 = "$example_sha"
 index_url = "https://example.org/okf-example/index.json"
 TOML
 # Limits are raised so that the test measures the engine and transport, not the 429 guard.
-target/release/okf serve --registry "$dir/registry.toml" --listen 127.0.0.1:0 \
+"$okf" serve --registry "$dir/registry.toml" --listen 127.0.0.1:0 \
   --rate-limit-per-minute 0 --max-concurrent 1024 > "$dir/out" 2> "$dir/log" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$dir"' EXIT

@@ -15,7 +15,7 @@ Needs only the standard library and the `jsonschema` package (>= 4.18, for `refe
 
 Exit status 0 only if everything passed. Usage:
 
-  python3 schemas/check_schemas.py            # uses target/debug/okf, or $OKF_BIN
+  python3 schemas/check_schemas.py    # uses $OKF_BIN, else debug/okf in cargo's target directory
 """
 
 import copy
@@ -35,7 +35,19 @@ from referencing.exceptions import NoSuchResource
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SHARED = ROOT.parent / "shared"
-OKF = Path(os.environ.get("OKF_BIN", ROOT / "target" / "debug" / "okf"))
+
+
+def cargo_target_dir():
+    """Where cargo puts build output: `cargo metadata` knows (CARGO_TARGET_DIR, config files)."""
+    try:
+        meta = subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps"], cwd=ROOT,
+                              capture_output=True, check=True, timeout=120)
+        return Path(json.loads(meta.stdout)["target_directory"])
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError):
+        return Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+
+
+OKF = Path(os.environ["OKF_BIN"]) if os.environ.get("OKF_BIN") else cargo_target_dir() / "debug" / "okf"
 ID_PREFIX = "https://ask-okf.invalid/schemas/"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 DWP_INDEX = SHARED / "dwp" / "full-dmg" / "context" / "assembly-index.json"
@@ -321,7 +333,8 @@ def check_packages(schemas):
     packages = []  # (label, package)
 
     if not OKF.is_file():
-        skip("CLI packages", f"{OKF} does not exist (build it with cargo build -p okf)")
+        # Without the CLI most package checks cannot run: that is a failure, never a skip.
+        fail("CLI packages", f"{OKF} does not exist (build it with cargo build -p okf, or set OKF_BIN)")
     else:
         questions = json.loads((ROOT / "crates" / "okf" / "example" / "questions.json").read_text(encoding="utf-8"))
         for q in questions:
@@ -397,7 +410,13 @@ def check_packages(schemas):
                 json.dump(pkg, f)
                 name = f.name
             try:
-                ids = [pkg["selected"][-1]["record"]["id"], "https://example.invalid/not-selected"]
+                unknown = "https://example.invalid/not-in-the-package"
+                proc = subprocess.run([str(OKF), "explain", name, "--record", unknown], capture_output=True, timeout=300)
+                if proc.returncode != 2 or unknown not in proc.stderr.decode(errors="replace"):
+                    fail(f"explain unknown record in [{label}]", f"expected exit 2 naming it, got {proc.returncode}")
+                else:
+                    ok(f"explain refuses an unknown record in [{label}]")
+                ids = [pkg["selected"][-1]["record"]["id"]]
                 ids += [i for issue in pkg["missing_evidence"] for i in issue["ids"]][:1]
                 ids += [row["target"] for row in pkg.get("routing_guards", [])][:1]
                 for rid in ids:

@@ -1,9 +1,9 @@
 // Shared helpers of the browser tests: a real `okf serve` on an ephemeral loopback port and
 // Debian's Chromium driven by playwright-core (no browser download).
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -12,7 +12,19 @@ import { chromium } from 'playwright-core';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, '..', '..');
-export const okfBin = process.env.OKF_BIN ?? path.join(repoRoot, 'target', 'debug', 'okf');
+
+/** Where cargo puts build output: `cargo metadata` knows (CARGO_TARGET_DIR, config files). */
+function cargoTargetDir() {
+  try {
+    const meta = execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 << 20 });
+    return JSON.parse(meta).target_directory;
+  } catch {
+    return process.env.CARGO_TARGET_DIR ?? path.join(repoRoot, 'target');
+  }
+}
+
+/** The okf binary under test: $OKF_BIN, else debug/okf in cargo's target directory. */
+export const okfBin = process.env.OKF_BIN || path.join(cargoTargetDir(), 'debug', 'okf');
 export const chromiumPath = process.env.OKF_CHROMIUM ?? '/usr/bin/chromium';
 export const screenshotDir = path.join(repoRoot, 'docs', 'screenshots');
 
@@ -55,6 +67,9 @@ export function dwpRegistry(dir) {
  * Returns `{base, ask(body), get(path), stop()}`.
  */
 export async function startServer(args = []) {
+  if (!existsSync(okfBin)) {
+    throw new Error(`cannot start okf serve: ${okfBin} does not exist (build it with cargo build -p okf, or set OKF_BIN)`);
+  }
   const child = spawn(okfBin, ['serve', '--listen', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stderr.setEncoding('utf8');
@@ -63,14 +78,19 @@ export async function startServer(args = []) {
   });
   const lines = createInterface({ input: child.stdout });
   const first = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`okf serve did not start in time:\n${log}`)), 60_000);
+    const logged = () => (log ? `:\n${log}` : ' (it logged nothing)');
+    const timer = setTimeout(() => reject(new Error(`${okfBin} serve did not print its listening line within 60 s${logged()}`)), 60_000);
     lines.once('line', (line) => {
       clearTimeout(timer);
       resolve(line);
     });
-    child.once('exit', (code) => {
+    child.once('error', (e) => {
       clearTimeout(timer);
-      reject(new Error(`okf serve exited with ${code}:\n${log}`));
+      reject(new Error(`cannot start ${okfBin} serve: ${e.message}`));
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${okfBin} serve exited with ${code ?? signal} before listening${logged()}`));
     });
   });
   const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(first.trim());

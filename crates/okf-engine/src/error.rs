@@ -5,11 +5,20 @@
 
 use std::fmt;
 
+/// ` at PATH`, or nothing for the document itself (whose path is empty).
+fn at(path: &str) -> String {
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!(" at {path}")
+    }
+}
+
 /// Everything the engine can reject.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// The index is not valid `okf-context-index.v1`.
-    #[error("invalid index at {path}: {rule}")]
+    #[error("invalid index{}: {rule}", at(path))]
     Index {
         /// JSON path of the offending value, such as `records[3].route`.
         path: String,

@@ -351,12 +351,16 @@ pub fn lint_table(report: &LintReport) -> String {
     for (severity, kind, count) in report.counts_by_kind() {
         let _ = writeln!(out, "{:>5}  {:<7}  {kind}", count, severity.as_str());
     }
+    let counted = |severity, noun: &str| match report.count(severity) {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    };
     let _ = write!(
         out,
-        "{} errors, {} warnings, {} infos",
-        report.count(crate::Severity::Error),
-        report.count(crate::Severity::Warning),
-        report.count(crate::Severity::Info)
+        "{}, {}, {}",
+        counted(crate::Severity::Error, "error"),
+        counted(crate::Severity::Warning, "warning"),
+        counted(crate::Severity::Info, "info")
     );
     out
 }

@@ -5,22 +5,20 @@
 //! Exit codes: 0 everything passed, 1 an expectation failed, 2 unusable input.
 
 use crate::{CliError, print, read};
-use clap::Args;
+use clap::{ArgGroup, Args};
 use okf_engine::{Budget, ContextIndex};
 use okf_eval::{Case, Controls, evaluate, raw_binding, report, self_check};
 use std::path::PathBuf;
 
 #[derive(Args)]
+// One of --case and --self-check, so a bare `okf eval --index X` names both.
+#[command(group(ArgGroup::new("mode").required(true).args(["case", "self_check"])))]
 pub(crate) struct EvalArgs {
     /// Index file (okf-context-index.v1).
     #[arg(long)]
     index: PathBuf,
     /// Evaluation case (okf-context-evaluation-case.v1).
-    #[arg(
-        long,
-        required_unless_present = "self_check",
-        conflicts_with = "self_check"
-    )]
+    #[arg(long)]
     case: Option<PathBuf>,
     /// Mutation controls (okf-context-evaluation-controls.v1) run against the case.
     #[arg(long, requires = "case")]
@@ -55,7 +53,7 @@ pub(crate) fn run(args: &EvalArgs) -> Result<(), CliError> {
             print(&table)
         }
     };
-    // clap makes --case and --self-check exclusive, and one of them required.
+    // clap makes exactly one of --case and --self-check present (the `mode` group).
     let Some(case_path) = &args.case else {
         let report = self_check(&index)?;
         emit(

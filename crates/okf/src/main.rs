@@ -1,20 +1,19 @@
 //! `okf`: the Ask OKF command line. It only wires the engine crate to files, arguments and
 //! standard output; every decision about evidence is made by `okf-engine`.
 
+mod ask_cmd;
 mod bench;
 mod build_cmd;
 mod delivery_cmd;
 mod eval_cmd;
 mod example;
+mod explain_cmd;
 mod lint_cmd;
 mod log_lines;
 mod serve_cmd;
 
 use clap::{Args, Parser, Subcommand};
-use okf_engine::{
-    AsOf, AssembleOptions, Binding, Budget, ContextIndex, Error, assemble_with_options,
-    check_identity, explain, package_identity,
-};
+use okf_engine::{Binding, Budget, ContextIndex, Error, check_identity, package_identity};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -33,8 +32,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Assemble the evidence package for a question and print it (canonical JSON by default).
-    Ask(AskArgs),
+    /// Assemble the evidence package for a question: a summary on a terminal, else canonical JSON.
+    Ask(ask_cmd::AskArgs),
     /// Recompute context_id and used_bytes of a package; exit 0 only if both hold.
     Verify {
         /// Package JSON file.
@@ -51,14 +50,8 @@ enum Command {
     Read(delivery_cmd::ReadArgs),
     /// Write a package as part files of at most 32,768 bytes plus a parts list.
     Retain(delivery_cmd::RetainArgs),
-    /// Print the explanation view of a package, or of one record in it.
-    Explain {
-        /// Package JSON file.
-        package: PathBuf,
-        /// Record id to explain.
-        #[arg(long)]
-        record: Option<String>,
-    },
+    /// Check a package, then print its explanation view, or that of one record in it.
+    Explain(explain_cmd::ExplainArgs),
     /// Time loading the index once and assembling the question N times in process.
     Bench(BenchArgs),
     /// Check an evaluation case (and mutation controls) against an index, or self-check it.
@@ -95,24 +88,6 @@ pub(crate) struct Source {
     /// Largest package in bytes (8192-524288, default 524288).
     #[arg(long)]
     max_bytes: Option<u64>,
-}
-
-#[derive(Args)]
-struct AskArgs {
-    #[command(flatten)]
-    source: Source,
-    /// Pretty-print instead of canonical compact JSON (the identity is unchanged).
-    #[arg(long)]
-    pretty: bool,
-    /// The date the question is about (YYYY-MM-DD); guidance regimes not in force on it are
-    /// not candidates (only indexes that declare regimes are affected).
-    #[arg(long)]
-    as_of: Option<String>,
-    /// Write the richer package profile (guidance_regime, status_basis); off by default.
-    #[arg(long)]
-    regime_profile: bool,
-    /// The question.
-    question: String,
 }
 
 #[derive(Args)]
@@ -164,6 +139,9 @@ pub(crate) enum CliError {
     /// An `okf eval` expectation failed or `okf lint` found an error (exit 1).
     #[error("{0}")]
     Failed(String),
+    /// An input is not what the command needs (not a package; a record the package lacks).
+    #[error("{0}")]
+    Input(String),
 }
 
 impl Source {
@@ -235,29 +213,7 @@ fn pretty(value: &Value) -> String {
 
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Ask(args) => {
-            let index = args.source.load()?;
-            let budget = args.source.budget()?;
-            let binding = args.source.binding();
-            let options = AssembleOptions {
-                as_of: args.as_of.as_deref().map(AsOf::parse).transpose()?,
-                regime_profile: args.regime_profile,
-                ..AssembleOptions::default()
-            };
-            let package =
-                assemble_with_options(&index, &args.question, &budget, binding.as_ref(), &options)?;
-            if args.pretty {
-                let value: Value = serde_json::from_str(&package.json).map_err(|e| {
-                    CliError::Engine(Error::Json {
-                        what: "package",
-                        message: e.to_string(),
-                    })
-                })?;
-                print(&pretty(&value))
-            } else {
-                print(&package.json)
-            }
-        }
+        Command::Ask(args) => ask_cmd::run(&args),
         Command::Verify {
             parts: Some(list), ..
         } => {
@@ -280,10 +236,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 Err(e) => Err(CliError::Verification(format!("verification failed: {e}"))),
             }
         }
-        Command::Explain { package, record } => {
-            let value = read_package(&package)?;
-            print(&pretty(&explain(&value, record.as_deref())))
-        }
+        Command::Explain(args) => explain_cmd::run(&args),
         Command::Catalogue(args) => delivery_cmd::catalogue(&args),
         Command::Read(args) => delivery_cmd::read_section(&args),
         Command::Retain(args) => delivery_cmd::retain(&args),
@@ -295,8 +248,24 @@ fn run(cli: Cli) -> Result<(), CliError> {
     }
 }
 
+/// Parses the arguments; a question typed without quotes gets a hint to quote it.
+fn parse() -> Cli {
+    Cli::try_parse().unwrap_or_else(|mut e| {
+        let takes_question = matches!(std::env::args().nth(1).as_deref(), Some("ask" | "bench"));
+        if takes_question && e.kind() == clap::error::ErrorKind::UnknownArgument {
+            e.insert(
+                clap::error::ContextKind::Suggested,
+                clap::error::ContextValue::StyledStrs(vec![
+                    "put the question in quotes: okf ask \"How do I borrow books?\"".into(),
+                ]),
+            );
+        }
+        e.exit()
+    })
+}
+
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    match run(parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("okf: {e}");

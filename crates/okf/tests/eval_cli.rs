@@ -225,6 +225,11 @@ fn an_out_of_range_budget_or_a_missing_file_exits_2() {
     assert_eq!(code(&out), 2);
     let out = okf(&["eval", "--index", &example("index.json")]);
     assert_eq!(code(&out), 2, "--case or --self-check is required");
+    assert!(
+        stderr(&out).contains("--case <CASE>|--self-check"),
+        "the message names both ways: {}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -284,6 +289,12 @@ fn lint_of_the_example_has_warnings_only_and_exits_0() {
     assert_eq!(report["summary"]["warning"], 2);
     assert_eq!(report["summary"]["info"], 1);
     assert_eq!(report["findings"][0]["kind"], "shared-alias");
+    let table = okf(&["lint", "--index", &example("index.json")]);
+    assert!(
+        stdout(&table).ends_with("0 errors, 2 warnings, 1 info\n"),
+        "{}",
+        stdout(&table)
+    );
 }
 
 #[test]
