@@ -1,20 +1,16 @@
 //! Verified loading of a retained package from one file or from parts (spec §1.3), the
-//! canonical gate, structural validation and the public-scope gate.
+//! stored-package gate (through okf-delivery), structural validation and the public-scope gate.
 
 use crate::error::WorkbenchError;
 use crate::manifest::{Case, MAX_PACKAGE_BYTES, MAX_PART_BYTES, utf16_len};
-use crate::ports::{Loader, Reconstructor};
-use okf_engine::canonical::{MAX_SAFE_INTEGER, sha256_hex, to_canonical_string};
+use crate::ports::Loader;
+use okf_engine::canonical::{MAX_SAFE_INTEGER, sha256_hex};
 use serde_json::Value;
 
 /// Loads and verifies a case's package; returns the parsed package.
-pub fn load_package(
-    case: &Case,
-    loader: &dyn Loader,
-    reconstructor: &dyn Reconstructor,
-) -> Result<Value, WorkbenchError> {
+pub fn load_package(case: &Case, loader: &dyn Loader) -> Result<Value, WorkbenchError> {
     let pkg = &case.package;
-    let text = if pkg.parts.is_empty() {
+    let context = if pkg.parts.is_empty() {
         let bytes = loader.load(&pkg.url, MAX_PACKAGE_BYTES).map_err(|reason| {
             WorkbenchError::Unavailable {
                 path: pkg.url.clone(),
@@ -27,7 +23,10 @@ pub fn load_package(
                 "SHA-256 differs from the manifest's package.sha256",
             ));
         }
-        String::from_utf8(bytes).map_err(|_| WorkbenchError::package(&pkg.url, "is not UTF-8"))?
+        let text = String::from_utf8(bytes)
+            .map_err(|_| WorkbenchError::package(&pkg.url, "is not UTF-8"))?;
+        okf_delivery::Context::from_stored(text, Some(&pkg.sha256))
+            .map_err(|e| WorkbenchError::package(&pkg.url, e.to_string()))?
     } else {
         let mut parts = Vec::with_capacity(pkg.parts.len());
         for part in &pkg.parts {
@@ -59,39 +58,12 @@ pub fn load_package(
             );
         }
         let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
-        reconstructor
-            .reconstruct(&refs, &pkg.sha256)
-            .map_err(|rule| WorkbenchError::package(format!("{} parts", case.id), rule))?
+        // Reconstruction checks every part rule, then runs the stored-package gate.
+        okf_delivery::reconstruct(&refs, Some(&pkg.sha256))
+            .map_err(|e| WorkbenchError::package(format!("{} parts", case.id), e.to_string()))?
     };
-    let value = canonical_gate(&text, &pkg.sha256)?;
+    let value = context.value().clone();
     check_structure(&value, &case.question)?;
-    Ok(value)
-}
-
-/// The canonical gate: size, hash, schema, `ai_answer`, byte-exact canonical form and identity.
-pub fn canonical_gate(text: &str, expected_sha256: &str) -> Result<Value, WorkbenchError> {
-    let f = "(package)";
-    if text.len() > MAX_PACKAGE_BYTES {
-        return Err(WorkbenchError::package(f, "is over 524288 bytes"));
-    }
-    if sha256_hex(text.as_bytes()) != expected_sha256 {
-        return Err(WorkbenchError::package(
-            f,
-            "SHA-256 differs from package.sha256",
-        ));
-    }
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| WorkbenchError::package(f, format!("is not JSON: {e}")))?;
-    let canonical =
-        to_canonical_string(&value).map_err(|e| WorkbenchError::package(f, e.to_string()))?;
-    if canonical != text {
-        return Err(WorkbenchError::package(
-            f,
-            "is not canonical JSON (re-canonicalising changes its bytes)",
-        ));
-    }
-    okf_engine::verify_package(&value)
-        .map_err(|e| WorkbenchError::package("context_id", e.to_string()))?;
     Ok(value)
 }
 

@@ -19,14 +19,6 @@ pub trait IdSource {
     fn next_id(&mut self) -> String;
 }
 
-/// Verified reconstruction of a package from its retained `package` read parts (the
-/// bounded-delivery primitive), kept behind a trait so this crate does not duplicate it.
-pub trait Reconstructor {
-    /// Joins the parts' `data` after checking every part rule, returning the package text
-    /// whose SHA-256 equals `expected_sha256`.
-    fn reconstruct(&self, parts: &[&str], expected_sha256: &str) -> Result<String, String>;
-}
-
 /// What the page displays, as the session sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PageState {

@@ -7,7 +7,7 @@ use crate::envelope::{
 use crate::error::WorkbenchError;
 use crate::manifest::{self, Manifest};
 use crate::package;
-use crate::ports::{Clock, IdSource, Loader, PresentationPort, Reconstructor};
+use crate::ports::{Clock, IdSource, Loader, PresentationPort};
 use crate::tools;
 use okf_engine::canonical::to_canonical_string;
 use serde_json::{Map, Value};
@@ -32,8 +32,8 @@ pub const MAX_RESULTS: usize = 32;
 pub const MAX_CONTEXTS: usize = 3;
 
 /// Everything the host provides to a session.
-pub trait Host: Loader + Clock + IdSource + Reconstructor + PresentationPort {}
-impl<T: Loader + Clock + IdSource + Reconstructor + PresentationPort> Host for T {}
+pub trait Host: Loader + Clock + IdSource + PresentationPort {}
+impl<T: Loader + Clock + IdSource + PresentationPort> Host for T {}
 
 /// An insertion-ordered map that drops its oldest entry when full.
 #[derive(Debug, Clone)]
@@ -526,7 +526,7 @@ impl<H: Host> Session<H> {
             )
         })?;
         self.loads += 1;
-        let loaded = package::load_package(case, &self.host, &self.host).map_err(|e| {
+        let loaded = package::load_package(case, &self.host).map_err(|e| {
             let code = match e {
                 WorkbenchError::Unavailable { .. } => "package_unavailable",
                 _ => "package_integrity",

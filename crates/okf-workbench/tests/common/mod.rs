@@ -4,7 +4,7 @@
 use okf_engine::canonical::{sha256_hex, to_canonical_string};
 use okf_engine::package_identity;
 use okf_workbench::ports::{
-    Clock, IdSource, Loader, MemoryPage, PageState, PresentationPort, Reconstructor, Selection,
+    Clock, IdSource, Loader, MemoryPage, PageState, PresentationPort, Selection,
 };
 use okf_workbench::{Session, VIEW_SCHEMA};
 use serde_json::{Value, json};
@@ -44,11 +44,6 @@ impl IdSource for TestHost {
     fn next_id(&mut self) -> String {
         self.ids += 1;
         format!("00000000-0000-4000-8000-{:012x}", self.ids)
-    }
-}
-impl Reconstructor for TestHost {
-    fn reconstruct(&self, _parts: &[&str], _sha: &str) -> Result<String, String> {
-        Err("parts are not used by these tests".into())
     }
 }
 impl PresentationPort for TestHost {
