@@ -231,7 +231,7 @@ pub fn check_structure(p: &Value, question: &str) -> Result<(), WorkbenchError> 
             ));
         }
     }
-    for key in ["missing_evidence", "conflicts", "limitations"] {
+    for key in ["missing_evidence", "conflicts"] {
         for (i, d) in p[key]
             .as_array()
             .map(Vec::as_slice)

@@ -79,6 +79,11 @@ impl<T> Fifo<T> {
             _ => true,
         });
     }
+    fn remove(&mut self, key: &str) {
+        if self.map.remove(key).is_some() {
+            self.order.retain(|k| k != key);
+        }
+    }
     fn clear(&mut self) {
         self.map.clear();
         self.order.clear();
@@ -360,10 +365,14 @@ impl<H: Host> Session<H> {
                     Some(reply.data),
                     reply.complete,
                     reply.next_cursor,
-                    reply.result_id,
+                    reply.result_id.clone(),
                 );
                 let text = env.seal();
                 if env.delivery.bytes > ticket.cap {
+                    // Only delivered values are retained.
+                    if let Some(id) = &reply.result_id {
+                        self.results.remove(id);
+                    }
                     let e = fail(
                         "response_budget",
                         format!(

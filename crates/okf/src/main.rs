@@ -6,6 +6,7 @@ mod eval_cmd;
 mod example;
 mod lint_cmd;
 mod serve_cmd;
+mod workbench_cmd;
 
 use clap::{Args, Parser, Subcommand};
 use okf_engine::{
@@ -52,6 +53,9 @@ enum Command {
     Lint(lint_cmd::LintArgs),
     /// Serve the HTTP API and the MCP endpoint over an allow-listed bundle registry.
     Serve(serve_cmd::ServeArgs),
+    /// Build an evidence workbench (retained packages and parts) or drive one session of it.
+    #[command(subcommand)]
+    Workbench(workbench_cmd::WorkbenchCommand),
 }
 
 /// Where the index comes from and how packages are bound and budgeted.
@@ -134,6 +138,9 @@ pub(crate) enum CliError {
     /// `okf eval` or `okf lint` refused an input (a case, controls file or mutation).
     #[error(transparent)]
     Eval(#[from] okf_eval::EvalError),
+    /// `okf workbench` refused an input or could not write its output.
+    #[error("{0}")]
+    Workbench(String),
     /// An `okf eval` expectation failed or `okf lint` found an error (exit 1).
     #[error("{0}")]
     Failed(String),
@@ -246,6 +253,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Eval(args) => eval_cmd::run(&args),
         Command::Lint(args) => lint_cmd::run(&args),
         Command::Serve(args) => serve_cmd::run(args),
+        Command::Workbench(command) => workbench_cmd::run(command),
     }
 }
 
