@@ -469,7 +469,7 @@ fn s1_6_a_long_passage_arrives_as_ordered_exact_ranges_hashing_to_text_sha256() 
         json!({"ref": format!("$0.data.items.{idx}.ref"), "section": "passage", "max_bytes": 2048}),
     ));
     // Enough continuation lines; once complete, a null cursor is refused as invalid_request.
-    let pages_needed = full.encode_utf16().count() / 1000 + 5;
+    let pages_needed = full.encode_utf16().count() / 100 + 5;
     for n in 1..pages_needed {
         lines.push(call("okf_get_evidence", json!({"ref": format!("$0.data.items.{idx}.ref"), "section": "passage", "max_bytes": 2048, "cursor": format!("${n}.delivery.next_cursor")})));
     }
