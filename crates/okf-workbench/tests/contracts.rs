@@ -11,6 +11,9 @@ use okf_workbench::tools::{TOOLS, descriptors, validate};
 use okf_workbench::{WorkbenchError, accounting_of};
 use serde_json::{Value, json};
 
+/// One change to a manifest.
+type Edit = Box<dyn FnOnce(&mut Value)>;
+
 const FIXTURES: &str = "../../../shared/okf-explorer/profiles/evidence-workbench-tools/v1/fixtures";
 
 #[test]
@@ -273,7 +276,7 @@ fn s4_3_29_to_33_modelling_proposals_are_closed_and_strict() {
             json!({"from": "2024-04-01", "to": "2025-03-31"}))
         .is_ok()
     );
-    let refused: Vec<Box<dyn FnOnce(&mut Value)>> = vec![
+    let refused: Vec<Edit> = vec![
         Box::new(|m| m["calculation_models"][0]["formula"] = json!("x+1")),
         Box::new(|m| m["calculation_models"][0]["renderer"] = json!("<svg>")),
         Box::new(|m| m["calculation_models"][0]["inputs"][0]["expression"] = json!("1")),

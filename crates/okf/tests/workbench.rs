@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+/// One change to a manifest.
+type Edit = Box<dyn Fn(&mut Value)>;
+
 const DWP_MANIFEST: &str = "dwp/evaluation/evidence-workbench/manifest.json";
 
 fn schema(name: &str) -> jsonschema::Validator {
@@ -236,7 +239,7 @@ fn refused(manifest: &Value, name: &str) -> String {
 fn s1_2_bad_paths_oversized_parts_and_duplicate_ids_are_refused_naming_the_field() {
     let dwp: Value =
         serde_json::from_str(&std::fs::read_to_string(shared(DWP_MANIFEST)).unwrap()).unwrap();
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>, &str)> = vec![
+    let cases: Vec<(&str, Edit, &str)> = vec![
         (
             "dotdot",
             Box::new(|m| m["questions"][0]["package"]["url"] = json!("../private.json")),
