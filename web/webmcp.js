@@ -2,6 +2,7 @@
 // `registerTool` function, the page registers two read-only tools that call the same HTTP
 // API as the form. Without it the page works as usual.
 
+import { listBundles } from './api.js';
 import { BUDGET_LIMITS, CONTEXT_ID, MAX_QUESTION } from './validate.js';
 
 const ANNOTATIONS = Object.freeze({ readOnlyHint: true, untrustedContentHint: true });
@@ -55,6 +56,32 @@ export const EXPLAIN_TOOL = {
   annotations: ANNOTATIONS,
 };
 
+/**
+ * BUILD_TOOL's input schema with `bundle` narrowed to an enum of the bundles the server lists
+ * (GET /api/bundles), as the server's own MCP tools list them. Without a list (the request
+ * failed) the id pattern stays.
+ */
+export function buildSchemaFor(bundles) {
+  if (!Array.isArray(bundles) || bundles.length === 0) return BUILD_TOOL.inputSchema;
+  const served = bundles.map((b) => `${b.id} (default version ${b.default_version}${b.state === 'ready' ? '' : ', refused at start-up'})`);
+  const bundle = {
+    type: 'string',
+    enum: bundles.map((b) => b.id),
+    description: `Id of a bundle this server serves: ${served.join('; ')}. Always one of these logical ids, never a URL or a path.`,
+  };
+  const { properties } = BUILD_TOOL.inputSchema;
+  return { ...BUILD_TOOL.inputSchema, properties: { ...properties, bundle } };
+}
+
+async function servedBundles(signal) {
+  try {
+    const { value } = await listBundles(signal);
+    return Array.isArray(value?.bundles) ? value.bundles.filter((b) => typeof b?.id === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
 function registry() {
   try {
     const mc = document.modelContext;
@@ -78,7 +105,8 @@ export async function registerPageTools({ build, explain }) {
   window.addEventListener('pagehide', () => lifetime.abort(new DOMException('The page was closed', 'AbortError')), { once: true });
   const { signal } = lifetime;
   try {
-    await mc.registerTool({ ...BUILD_TOOL, execute: (input) => build(input, signal) }, { signal });
+    const inputSchema = buildSchemaFor(await servedBundles(signal));
+    await mc.registerTool({ ...BUILD_TOOL, inputSchema, execute: (input) => build(input, signal) }, { signal });
     await mc.registerTool({ ...EXPLAIN_TOOL, execute: (input) => explain(input, signal) }, { signal });
   } catch (e) {
     lifetime.abort();

@@ -67,6 +67,8 @@ test('both page tools are registered read-only with closed input schemas', async
   }
   const build = tools[0].inputSchema;
   assert.deepEqual(build.required, ['bundle', 'question']);
+  assert.deepEqual(build.properties.bundle.enum, ['okf-dwp'], 'the served bundles, from GET /api/bundles');
+  assert.match(build.properties.bundle.description, /^Id of a bundle this server serves: okf-dwp \(default version current\)/);
   assert.equal(build.properties.budget.additionalProperties, false);
   assert.deepEqual(build.properties.budget.properties.max_bytes, { type: 'integer', minimum: 8192, maximum: 524288 });
   assert.deepEqual(tools[1].inputSchema.required, ['context_id']);

@@ -1,9 +1,11 @@
 //! A package ready for delivery: its canonical text and the parsed value the sections are cut
 //! from.
 
-use crate::{DeliveryError, MAX_PACKAGE_BYTES, canonical};
+use crate::utf16::Utf16Index;
+use crate::{DeliveryError, MAX_PACKAGE_BYTES, json_len};
 use okf_engine::canonical::sha256_hex;
 use serde_json::Value;
+use std::sync::{Arc, OnceLock};
 
 /// A package held for delivery. Its text is the canonical JSON the `context_id` and
 /// `used_bytes` were computed over; the parsed value is kept so sections are cut once.
@@ -13,6 +15,9 @@ pub struct Context {
     value: Value,
     context_id: String,
     evidence_status: String,
+    /// SHA-256 and UTF-16 index of `text`, built on the first `package` read and reused by the
+    /// following ones (retention reads the package once per part).
+    package_index: OnceLock<Arc<(String, Utf16Index)>>,
 }
 
 fn package_error(message: impl Into<String>) -> DeliveryError {
@@ -54,11 +59,12 @@ impl Context {
             value,
             context_id,
             evidence_status,
+            package_index: OnceLock::new(),
         })
     }
 
     /// The stored-package gate (spec §4.5): at most 524,288 bytes, the expected SHA-256 when
-    /// one is given, canonical JSON byte for byte (pretty-printed text is refused), the package
+    /// one is given, compact JSON (pretty-printed or re-escaped text is refused), the package
     /// schema with `ai_answer: null`, and `context_id` / `used_bytes` recomputed exactly.
     pub fn from_stored(text: String, expected_sha256: Option<&str>) -> Result<Self, DeliveryError> {
         if text.len() > MAX_PACKAGE_BYTES {
@@ -77,9 +83,11 @@ impl Context {
         }
         let value: Value = serde_json::from_str(&text)
             .map_err(|e| package_error(format!("the package is not JSON: {e}")))?;
-        if canonical(&value)? != text {
+        // Compact JSON of any key order has exactly the canonical length; whitespace, longer
+        // escapes or duplicate keys all make the text longer than the value it parses to.
+        if json_len(&value)? != text.len() {
             return Err(package_error(
-                "the package text is not canonical JSON (pretty-printed or reordered)",
+                "the package text is not compact JSON (pretty-printed, re-escaped or with duplicate keys)",
             ));
         }
         okf_engine::verify_package(&value).map_err(|e| package_error(e.to_string()))?;
@@ -89,6 +97,16 @@ impl Context {
     /// The canonical package text.
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// The SHA-256 and UTF-16 index of the package text, computed once.
+    pub(crate) fn package_index(&self) -> Arc<(String, Utf16Index)> {
+        Arc::clone(self.package_index.get_or_init(|| {
+            Arc::new((
+                sha256_hex(self.text.as_bytes()),
+                Utf16Index::new(&self.text),
+            ))
+        }))
     }
 
     /// The parsed package.

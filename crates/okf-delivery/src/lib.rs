@@ -47,19 +47,19 @@ pub fn check_delivery_bytes(max_bytes: u64) -> Result<u64, DeliveryError> {
 
 /// Serialised size of a JSON value when written compactly (canonical and compact JSON have the
 /// same length).
-pub(crate) fn json_len(value: &serde_json::Value) -> Result<usize, DeliveryError> {
+pub fn json_len(value: &serde_json::Value) -> Result<usize, DeliveryError> {
     let mut counter = okf_engine::canonical::ByteCounter::default();
     okf_engine::canonical::write_value(&mut counter, value).map_err(DeliveryError::Canonical)?;
     Ok(counter.0)
 }
 
 /// Canonical JSON text of a value.
-pub(crate) fn canonical(value: &serde_json::Value) -> Result<String, DeliveryError> {
+pub fn canonical(value: &serde_json::Value) -> Result<String, DeliveryError> {
     okf_engine::canonical::to_canonical_string(value).map_err(DeliveryError::Canonical)
 }
 
 /// The fixed point of `size(n) = n` for a self-describing size field (spec §3.10: four passes).
-pub(crate) fn fixed_point(
+pub fn fixed_point(
     mut size: impl FnMut(u64) -> Result<u64, DeliveryError>,
 ) -> Result<u64, DeliveryError> {
     let mut used = 0;

@@ -1,11 +1,12 @@
 //! Exact reads (`okf-context-read.v1`, spec engine.md §5.2): one slice of one section, cut on
 //! UTF-16 code units, as large as fits the delivery budget with its whole envelope.
 
-use crate::utf16::Utf16Text;
+use crate::utf16::Utf16Index;
 use crate::{Context, DeliveryError, canonical, check_delivery_bytes, fixed_point, json_len};
 use okf_engine::canonical::sha256_hex;
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Schema identifier of a read envelope.
 pub const READ_SCHEMA: &str = "okf-context-read.v1";
@@ -178,7 +179,16 @@ pub(crate) fn read_slice(
     let max_bytes = check_delivery_bytes(request.max_bytes)?;
     context.expect_id(&request.context_id)?;
     let value = section_value(context, request.section, request.record_id.as_deref())?;
-    let text = Utf16Text::new(&value);
+    let (content_sha256, text) = if request.section == Section::Package {
+        let index = context.package_index();
+        (index.0.clone(), Indexed::Shared(index))
+    } else {
+        (
+            sha256_hex(value.as_bytes()),
+            Indexed::Own(Utf16Index::new(&value)),
+        )
+    };
+    let text = text.get();
     let total = text.len();
     let offset = request.offset;
     if offset > total {
@@ -191,7 +201,7 @@ pub(crate) fn read_slice(
         context,
         request,
         extras,
-        content_sha256: sha256_hex(value.as_bytes()),
+        content_sha256,
         total,
     };
     // Response size for a candidate end: the envelope with empty data, plus the escaped slice.
@@ -228,10 +238,25 @@ pub(crate) fn read_slice(
         return Err(DeliveryError::NoProgress(max_bytes));
     }
     let used = size(end)?;
-    let out = envelope.build(end, text.slice(offset, end), used);
+    let out = envelope.build(end, text.slice(&value, offset, end), used);
     let json = canonical(&out)?;
     debug_assert_eq!(json.len() as u64, used);
     Ok((json, (end < total).then_some(end)))
+}
+
+/// A section's UTF-16 index: the context's memoised one for the package, or built for the read.
+enum Indexed {
+    Shared(Arc<(String, Utf16Index)>),
+    Own(Utf16Index),
+}
+
+impl Indexed {
+    fn get(&self) -> &Utf16Index {
+        match self {
+            Indexed::Shared(shared) => &shared.1,
+            Indexed::Own(own) => own,
+        }
+    }
 }
 
 /// The fields of one read response that do not depend on where the slice ends.

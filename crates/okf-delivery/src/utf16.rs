@@ -6,8 +6,8 @@
 const INSIDE_PAIR: u32 = u32::MAX;
 
 /// Per-UTF-16-position byte offsets and escaped-length prefix sums of one text.
-pub(crate) struct Utf16Text<'a> {
-    text: &'a str,
+#[derive(Debug)]
+pub(crate) struct Utf16Index {
     /// `byte_at[i]`: UTF-8 offset of UTF-16 position `i` (`INSIDE_PAIR` inside a pair).
     byte_at: Vec<u32>,
     /// `escaped_at[i]`: bytes of `text[..i]` escaped as JSON string content.
@@ -24,9 +24,9 @@ fn escaped_len(c: char) -> u32 {
     }
 }
 
-impl<'a> Utf16Text<'a> {
+impl Utf16Index {
     /// Indexes `text`, which callers keep below 4 GiB (packages are at most 512 KiB).
-    pub(crate) fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &str) -> Self {
         let units = text.encode_utf16().count();
         let mut byte_at = Vec::with_capacity(units + 1);
         let mut escaped_at = Vec::with_capacity(units + 1);
@@ -42,8 +42,7 @@ impl<'a> Utf16Text<'a> {
         }
         byte_at.push(text.len() as u32);
         escaped_at.push(escaped);
-        Utf16Text {
-            text,
+        Utf16Index {
             byte_at,
             escaped_at,
         }
@@ -64,11 +63,11 @@ impl<'a> Utf16Text<'a> {
         u64::from(self.escaped_at[end as usize] - self.escaped_at[start as usize])
     }
 
-    /// The slice `[start, end)`; both ends must be character boundaries within the text.
-    pub(crate) fn slice(&self, start: u64, end: u64) -> &'a str {
+    /// The slice `[start, end)` of the indexed `text`; both ends must be character boundaries.
+    pub(crate) fn slice<'t>(&self, text: &'t str, start: u64, end: u64) -> &'t str {
         let from = self.byte_at[start as usize] as usize;
         let to = self.byte_at[end as usize] as usize;
-        &self.text[from..to]
+        &text[from..to]
     }
 }
 
@@ -78,11 +77,12 @@ mod tests {
 
     #[test]
     fn positions_count_utf16_units_and_mark_pairs() {
-        let t = Utf16Text::new("a💷\"é");
+        let text = "a💷\"é";
+        let t = Utf16Index::new(text);
         assert_eq!(t.len(), 5);
         assert!(t.splits_pair(2));
         assert!(!t.splits_pair(1) && !t.splits_pair(3));
-        assert_eq!(t.slice(1, 3), "💷");
+        assert_eq!(t.slice(text, 1, 3), "💷");
         assert_eq!(t.escaped_len(0, 5), 1 + 4 + 2 + 2);
         assert_eq!(t.escaped_len(3, 4), 2);
     }

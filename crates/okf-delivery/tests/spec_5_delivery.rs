@@ -380,7 +380,7 @@ fn s44_45_the_stored_package_gate_refuses_forgeries() {
         Context::from_stored(pretty, None)
             .unwrap_err()
             .to_string()
-            .contains("not canonical")
+            .contains("not compact")
     );
     let mut answered = parse(&text);
     answered["ai_answer"] = serde_json::json!("yes");

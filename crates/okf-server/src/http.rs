@@ -2,7 +2,7 @@
 //! and concurrency limits, timeouts, body limits, content types, security headers, one log
 //! line per request).
 
-use crate::mcp::OkfMcp;
+use crate::mcp::{OkfMcp, check_message};
 use crate::schemas;
 use crate::service::{AskRequest, Service, ServiceError};
 use axum::Router;
@@ -91,7 +91,7 @@ fn error_body(status: StatusCode, code: &str, message: &str, field: Option<&str>
 fn service_error(e: &ServiceError) -> Response {
     let status = match e {
         ServiceError::InvalidRequest { .. } | ServiceError::Engine(_) => StatusCode::BAD_REQUEST,
-        ServiceError::UnknownBundle(_)
+        ServiceError::UnknownBundle { .. }
         | ServiceError::UnknownVersion(_)
         | ServiceError::ContextNotRetained(_) => StatusCode::NOT_FOUND,
         ServiceError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
@@ -131,9 +131,10 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
         .with_allowed_origins(config.allowed_origins.clone())
         .enforce_origin_validation()
         .with_max_request_body_bytes(config.max_body_bytes);
-    let mcp_service = Arc::clone(&service);
+    // One handler (and so one tool list) per service; the transport clones it per request.
+    let handler = OkfMcp::new(Arc::clone(&service));
     let mcp = StreamableHttpService::new(
-        move || Ok(OkfMcp::new(Arc::clone(&mcp_service))),
+        move || Ok(handler.clone()),
         Arc::new(NeverSessionManager::default()),
         mcp_config,
     );
@@ -148,6 +149,8 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
     };
     Router::new()
         .route("/api/ask", post(ask))
+        .route("/api/catalogue", post(catalogue))
+        .route("/api/read", post(read_evidence))
         .route("/api/context/{context_id}", get(context))
         .route("/api/bundles", get(bundles))
         .route("/health", get(health))
@@ -376,8 +379,8 @@ async fn content_type_guard(
     next.run(request).await
 }
 
-fn jsonrpc_error(status: StatusCode, code: i64, message: &str) -> Response {
-    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+fn jsonrpc_error(status: StatusCode, id: Value, code: i64, message: &str) -> Response {
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
     (
         status,
         [(header::CONTENT_TYPE, "application/json")],
@@ -386,8 +389,9 @@ fn jsonrpc_error(status: StatusCode, code: i64, message: &str) -> Response {
         .into_response()
 }
 
-/// Reads MCP POST bodies within the limit and answers malformed JSON with JSON-RPC -32700
-/// before the transport sees it; the checked bytes are passed on unchanged.
+/// Reads MCP POST bodies within the limit and answers anything that is not one well-formed
+/// MCP JSON-RPC message with a JSON-RPC error ([`check_message`]) before the transport sees
+/// it; the checked bytes are passed on unchanged.
 async fn mcp_body_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if request.method() != Method::POST {
         return next.run(request).await;
@@ -396,16 +400,18 @@ async fn mcp_body_guard(State(state): State<AppState>, request: Request, next: N
     let Ok(bytes) = to_bytes(body, state.config.max_body_bytes).await else {
         return jsonrpc_error(
             StatusCode::PAYLOAD_TOO_LARGE,
+            Value::Null,
             -32600,
             "the request body is over the limit",
         );
     };
-    if serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_err() {
-        return jsonrpc_error(
-            StatusCode::BAD_REQUEST,
-            -32700,
-            "parse error: the body is not JSON",
-        );
+    if let Err(refusal) = check_message(&bytes) {
+        let status = if refusal.in_band {
+            StatusCode::OK
+        } else {
+            StatusCode::BAD_REQUEST
+        };
+        return jsonrpc_error(status, refusal.id, refusal.code, &refusal.message);
     }
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
@@ -471,6 +477,73 @@ async fn ask(State(state): State<AppState>, request: Request) -> Response {
         evidence_status,
     });
     response
+}
+
+/// `http://` plus the request's (allow-listed) Host: where the page permalinks point.
+fn request_origin(request: &Request) -> String {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("127.0.0.1");
+    format!("http://{host}")
+}
+
+fn delivery_error(e: &crate::delivery::DeliveryFailure) -> Response {
+    let status = match e {
+        crate::delivery::DeliveryFailure::Service(inner) => return service_error(inner),
+        _ => StatusCode::BAD_REQUEST,
+    };
+    error_body(status, e.code(), &e.to_string(), e.field().as_deref())
+}
+
+/// Decodes a delivery body, runs the (CPU-bound) replay off the async workers.
+async fn deliver<A, F>(state: AppState, request: Request, run: F) -> Response
+where
+    A: serde::de::DeserializeOwned + Send + 'static,
+    F: FnOnce(
+            &Service,
+            A,
+            &str,
+        ) -> Result<crate::delivery::Delivered, crate::delivery::DeliveryFailure>
+        + Send
+        + 'static,
+{
+    let origin = request_origin(&request);
+    let value = match read_json_body(request.into_body(), state.config.max_body_bytes).await {
+        Ok(v) => v,
+        Err(response) => return response,
+    };
+    let args: A = match serde_json::from_value(value) {
+        Ok(a) => a,
+        Err(e) => {
+            return error_body(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                &e.to_string(),
+                None,
+            );
+        }
+    };
+    let service = Arc::clone(&state.service);
+    match tokio::task::spawn_blocking(move || run(&service, args, &origin)).await {
+        Ok(Ok(delivered)) => json_response(delivered.json),
+        Ok(Err(e)) => delivery_error(&e),
+        Err(_) => error_body(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "delivery task failed",
+            None,
+        ),
+    }
+}
+
+async fn catalogue(State(state): State<AppState>, request: Request) -> Response {
+    deliver(state, request, crate::delivery::catalogue).await
+}
+
+async fn read_evidence(State(state): State<AppState>, request: Request) -> Response {
+    deliver(state, request, crate::delivery::read).await
 }
 
 async fn context(State(state): State<AppState>, Path(context_id): Path<String>) -> Response {

@@ -40,8 +40,15 @@ pub enum ServiceError {
         message: String,
     },
     /// The bundle id is not in the registry.
-    #[error("bundle {0:?} is not served here; GET /api/bundles lists the served bundles")]
-    UnknownBundle(String),
+    #[error(
+        "bundle {bundle:?} is not served here; the bundles this server serves are: {served} (the bundle enum of the ask_okf tool and GET /api/bundles list them too)"
+    )]
+    UnknownBundle {
+        /// The requested id.
+        bundle: String,
+        /// The served ids, comma-separated.
+        served: String,
+    },
     /// The version is not declared for the bundle, or none was in effect at `as_of`.
     #[error("{0}")]
     UnknownVersion(String),
@@ -70,7 +77,7 @@ impl ServiceError {
     pub fn code(&self) -> &'static str {
         match self {
             ServiceError::InvalidRequest { .. } => "invalid_request",
-            ServiceError::UnknownBundle(_) => "unknown_bundle",
+            ServiceError::UnknownBundle { .. } => "unknown_bundle",
             ServiceError::UnknownVersion(_) => "unknown_version",
             ServiceError::Unavailable { .. } => "bundle_unavailable",
             ServiceError::Engine(okf_engine::Error::Question(_)) => "invalid_question",
@@ -85,7 +92,7 @@ impl ServiceError {
     pub fn field(&self) -> Option<String> {
         match self {
             ServiceError::InvalidRequest { field, .. } => Some((*field).to_owned()),
-            ServiceError::UnknownBundle(_) => Some("bundle".into()),
+            ServiceError::UnknownBundle { .. } => Some("bundle".into()),
             ServiceError::UnknownVersion(_) | ServiceError::Unavailable { .. } => {
                 Some("version".into())
             }
@@ -231,7 +238,16 @@ impl Service {
         self.registry
             .bundles
             .get(id)
-            .ok_or_else(|| ServiceError::UnknownBundle(id.to_owned()))
+            .ok_or_else(|| ServiceError::UnknownBundle {
+                bundle: id.to_owned(),
+                served: self
+                    .registry
+                    .bundles
+                    .keys()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
     }
 
     fn version<'r>(

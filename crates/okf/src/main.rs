@@ -2,6 +2,7 @@
 //! standard output; every decision about evidence is made by `okf-engine`.
 
 mod bench;
+mod delivery_cmd;
 mod eval_cmd;
 mod example;
 mod lint_cmd;
@@ -35,8 +36,19 @@ enum Command {
     /// Recompute context_id and used_bytes of a package; exit 0 only if both hold.
     Verify {
         /// Package JSON file.
-        package: PathBuf,
+        #[arg(required_unless_present = "parts", conflicts_with = "parts")]
+        package: Option<PathBuf>,
+        /// Instead of a package: a parts list (parts.json, or the folder holding it) written by
+        /// `okf retain`; the parts are checked and reassembled, then the package is verified.
+        #[arg(long)]
+        parts: Option<PathBuf>,
     },
+    /// Print one page of a package's catalogue (okf-context-manifest.v1).
+    Catalogue(delivery_cmd::CatalogueArgs),
+    /// Print an exact slice of one section of a package (okf-context-read.v1).
+    Read(delivery_cmd::ReadArgs),
+    /// Write a package as part files of at most 32,768 bytes plus a parts list.
+    Retain(delivery_cmd::RetainArgs),
     /// Print the explanation view of a package, or of one record in it.
     Explain {
         /// Package JSON file.
@@ -232,8 +244,17 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 print(&package.json)
             }
         }
-        Command::Verify { package } => {
-            let value = read_package(&package)?;
+        Command::Verify {
+            parts: Some(list), ..
+        } => {
+            let context = delivery_cmd::reconstruct_from(&list)?;
+            println!("parts ok: reassembled {} bytes", context.text().len());
+            println!("context_id {}", context.context_id());
+            println!("ok");
+            Ok(())
+        }
+        Command::Verify { package, .. } => {
+            let value = read_package(package.as_deref().unwrap_or(Path::new("-")))?;
             let computed = package_identity(&value)?;
             println!("context_id {}", computed.context_id);
             println!("used_bytes {}", computed.used_bytes);
@@ -249,6 +270,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let value = read_package(&package)?;
             print(&pretty(&explain(&value, record.as_deref())))
         }
+        Command::Catalogue(args) => delivery_cmd::catalogue(&args),
+        Command::Read(args) => delivery_cmd::read_section(&args),
+        Command::Retain(args) => delivery_cmd::retain(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Eval(args) => eval_cmd::run(&args),
         Command::Lint(args) => lint_cmd::run(&args),

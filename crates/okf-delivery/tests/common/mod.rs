@@ -1,7 +1,6 @@
 //! Synthetic packages for delivery tests: a valid `okf-governed-context.v1` shape with a correct
 //! identity, built around the records a test needs.
 
-
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 use okf_delivery::Context;
 use serde_json::{Value, json};

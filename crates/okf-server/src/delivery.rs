@@ -1,0 +1,327 @@
+//! Bounded delivery over the service (spec workbench-and-mcp.md §2.3–§2.5): a catalogue page or
+//! an exact read of the package a question gives. Every call is stateless: it replays the same
+//! bundle version, question and budget through the engine and refuses to answer unless the
+//! replay reproduces the expected `context_id`, so any replica answers any continuation.
+
+use crate::service::{AskRequest, Service, ServiceError};
+use okf_delivery::{Context, DeliveryError, ReadRequest, Section, json_len};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+/// Smallest `delivery_bytes` of a catalogue call: room for the replay fields beside a page.
+pub const MIN_CATALOGUE_DELIVERY_BYTES: u64 = 16_384;
+/// Largest `offset` a client may send (records for a catalogue, UTF-16 units for a read).
+pub const MAX_OFFSET: u64 = 2_000_000;
+
+/// Arguments of `ask_okf_manifest` and `POST /api/catalogue`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogueArgs {
+    /// Logical bundle id.
+    pub bundle: String,
+    /// The question the context was built for.
+    pub question: String,
+    /// Named version (default: the bundle's default).
+    #[serde(default)]
+    pub version: Option<String>,
+    /// Date selecting the version in effect.
+    #[serde(default)]
+    pub as_of: Option<String>,
+    /// Assembly budget overrides, exactly as first asked.
+    #[serde(default)]
+    pub budget: Option<Value>,
+    /// The expected identity; required when `offset > 0`.
+    #[serde(default)]
+    pub context_id: Option<String>,
+    /// First record of the page.
+    #[serde(default)]
+    pub offset: u64,
+    /// Largest response in bytes (16,384–65,536, default 16,384).
+    #[serde(default)]
+    pub delivery_bytes: Option<u64>,
+}
+
+/// Arguments of `read_okf_evidence` and `POST /api/read`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadArgs {
+    /// Logical bundle id.
+    pub bundle: String,
+    /// The question the context was built for.
+    pub question: String,
+    /// Named version (default: the bundle's default).
+    #[serde(default)]
+    pub version: Option<String>,
+    /// Date selecting the version in effect.
+    #[serde(default)]
+    pub as_of: Option<String>,
+    /// Assembly budget overrides, exactly as first asked.
+    #[serde(default)]
+    pub budget: Option<Value>,
+    /// The identity the replay must reproduce.
+    pub context_id: String,
+    /// record_text, record_metadata, relationships, diagnostics or package.
+    pub section: String,
+    /// The selected record, for the two record sections.
+    #[serde(default)]
+    pub record_id: Option<String>,
+    /// Start, in UTF-16 code units.
+    #[serde(default)]
+    pub offset: u64,
+    /// Largest response in bytes (8,192–65,536, default 16,384).
+    #[serde(default)]
+    pub delivery_bytes: Option<u64>,
+}
+
+/// Why a delivery call returned nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum DeliveryFailure {
+    /// The replay itself was refused (bundle, version, question or budget).
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+    /// The delivery request was refused (identity, section, record, offset or size).
+    #[error(transparent)]
+    Delivery(#[from] DeliveryError),
+    /// A request field outside its range, checked before any assembly.
+    #[error("{field}: {message}")]
+    Invalid {
+        /// The field.
+        field: &'static str,
+        /// The rule it breaks.
+        message: String,
+    },
+}
+
+impl DeliveryFailure {
+    /// A stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            DeliveryFailure::Service(e) => e.code(),
+            DeliveryFailure::Delivery(e) => e.code(),
+            DeliveryFailure::Invalid { .. } => "invalid_request",
+        }
+    }
+
+    /// The request field at fault, where there is one.
+    pub fn field(&self) -> Option<String> {
+        match self {
+            DeliveryFailure::Service(e) => e.field(),
+            DeliveryFailure::Delivery(e) => e.field().map(str::to_owned),
+            DeliveryFailure::Invalid { field, .. } => Some((*field).to_owned()),
+        }
+    }
+}
+
+fn invalid(field: &'static str, message: impl Into<String>) -> DeliveryFailure {
+    DeliveryFailure::Invalid {
+        field,
+        message: message.into(),
+    }
+}
+
+/// A catalogue page or read envelope with the replay fields, and its serialised form.
+#[derive(Debug, Clone)]
+pub struct Delivered {
+    /// The structured result.
+    pub value: Value,
+    /// Its compact JSON (what `used_bytes` / `response_bytes` measure).
+    pub json: String,
+    /// Where a person can see the same package (the page's permalink).
+    pub review_url: String,
+}
+
+/// Replays the request and returns the context, the version that served it and the permalink.
+fn replay(
+    service: &Service,
+    request: AskRequest,
+    origin: &str,
+) -> Result<(Context, Map<String, Value>, String), DeliveryFailure> {
+    let answer = service.ask(&request)?;
+    let context = Context::from_canonical(answer.package.json.clone())?;
+    let budget = context
+        .value()
+        .get("budget")
+        .map(|b| {
+            json!({
+                "max_nodes": b["max_nodes"],
+                "max_relationships": b["max_relationships"],
+                "max_depth": b["max_depth"],
+                "max_bytes": b["max_bytes"],
+            })
+        })
+        .unwrap_or(Value::Null);
+    let review_url = review_url(origin, &request, &budget);
+    let package_sha256 = okf_engine::canonical::sha256_hex(context.text().as_bytes());
+    let mut replay = Map::new();
+    replay.insert(
+        "replay".into(),
+        json!({
+            "bundle": answer.bundle,
+            "version": answer.version,
+            "engine_id": okf_engine::ENGINE_ID,
+            "budget": budget,
+        }),
+    );
+    replay.insert(
+        "replay_identity".into(),
+        json!({
+            "engine_id": okf_engine::ENGINE_ID,
+            "mode": "current-default",
+            "original_engine_id": null,
+            "matching_engine_ids": [okf_engine::ENGINE_ID],
+            "context_id": context.context_id(),
+            "package_sha256": package_sha256,
+        }),
+    );
+    Ok((context, replay, review_url))
+}
+
+/// `application/x-www-form-urlencoded`, as the page's `URLSearchParams` reads it.
+fn form_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for &b in text.as_bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'*' | b'-' | b'.' | b'_' => {
+                out.push(char::from(b));
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// The page's permalink for the same bundle, question and resolved budget.
+fn review_url(origin: &str, request: &AskRequest, budget: &Value) -> String {
+    let mut url = format!(
+        "{origin}/#bundle={}&q={}",
+        form_encode(&request.bundle),
+        form_encode(&request.question)
+    );
+    for key in ["max_nodes", "max_relationships", "max_depth", "max_bytes"] {
+        if let Some(n) = budget.get(key).and_then(Value::as_u64) {
+            url.push_str(&format!("&{key}={n}"));
+        }
+    }
+    url
+}
+
+fn check_offset(offset: u64) -> Result<(), DeliveryFailure> {
+    if offset > MAX_OFFSET {
+        return Err(invalid("offset", format!("must be 0-{MAX_OFFSET}")));
+    }
+    Ok(())
+}
+
+/// One catalogue page of the replayed context, with `replay`, `replay_identity`,
+/// `review_url`, `response_bytes` and `response_limit`; the whole result fits
+/// `delivery_bytes` (the replay fields plus 32 bytes are reserved before the page is built).
+pub fn catalogue(
+    service: &Service,
+    args: CatalogueArgs,
+    origin: &str,
+) -> Result<Delivered, DeliveryFailure> {
+    let limit = args
+        .delivery_bytes
+        .unwrap_or(okf_delivery::DEFAULT_DELIVERY_BYTES);
+    if !(MIN_CATALOGUE_DELIVERY_BYTES..=okf_delivery::MAX_DELIVERY_BYTES).contains(&limit) {
+        return Err(invalid(
+            "delivery_bytes",
+            format!(
+                "must be {MIN_CATALOGUE_DELIVERY_BYTES}-{}",
+                okf_delivery::MAX_DELIVERY_BYTES
+            ),
+        ));
+    }
+    check_offset(args.offset)?;
+    if args.offset > 0 && args.context_id.is_none() {
+        return Err(invalid(
+            "context_id",
+            "a continuation page (offset > 0) needs the context_id of the first page",
+        ));
+    }
+    let request = AskRequest {
+        bundle: args.bundle,
+        question: args.question,
+        version: args.version,
+        as_of: args.as_of,
+        budget: args.budget,
+    };
+    let (context, mut extras, review_url) = replay(service, request, origin)?;
+    if let Some(expected) = &args.context_id {
+        context.expect_id(expected)?;
+    }
+    extras.insert("review_url".into(), json!(review_url));
+    extras.insert("response_limit".into(), json!(limit));
+    extras.insert("response_bytes".into(), json!(limit));
+    let reserve = json_len(&Value::Object(extras.clone()))? as u64 + 32;
+    let page_limit = limit.saturating_sub(reserve);
+    let mut value = okf_delivery::catalogue_value(&context, args.offset, page_limit)?;
+    if let Value::Object(map) = &mut value {
+        map.extend(extras);
+    }
+    let size = okf_delivery::fixed_point(|n| {
+        value["response_bytes"] = json!(n);
+        Ok(json_len(&value)? as u64)
+    })?;
+    value["response_bytes"] = json!(size);
+    if size > limit {
+        return Err(DeliveryError::NoProgress(limit).into());
+    }
+    let json = okf_delivery::canonical(&value)?;
+    Ok(Delivered {
+        value,
+        json,
+        review_url,
+    })
+}
+
+/// One exact read of the replayed context, with `replay` and `replay_identity` inside the
+/// envelope; the slice is cut so the whole envelope fits `delivery_bytes`.
+pub fn read(service: &Service, args: ReadArgs, origin: &str) -> Result<Delivered, DeliveryFailure> {
+    let limit = okf_delivery::check_delivery_bytes(
+        args.delivery_bytes
+            .unwrap_or(okf_delivery::DEFAULT_DELIVERY_BYTES),
+    )?;
+    check_offset(args.offset)?;
+    let section = Section::parse(&args.section)?;
+    match (section, &args.record_id) {
+        (Section::RecordText | Section::RecordMetadata, None) => {
+            return Err(DeliveryError::RecordIdRequired(section.as_str()).into());
+        }
+        (Section::Relationships | Section::Diagnostics | Section::Package, Some(_)) => {
+            return Err(DeliveryError::RecordIdNotAllowed(section.as_str()).into());
+        }
+        _ => {}
+    }
+    if args
+        .record_id
+        .as_ref()
+        .is_some_and(|r| r.is_empty() || r.chars().count() > 2000)
+    {
+        return Err(invalid("record_id", "must be 1-2000 characters"));
+    }
+    let request = AskRequest {
+        bundle: args.bundle,
+        question: args.question,
+        version: args.version,
+        as_of: args.as_of,
+        budget: args.budget,
+    };
+    let (context, extras, review_url) = replay(service, request, origin)?;
+    let read = ReadRequest {
+        context_id: args.context_id,
+        section,
+        record_id: args.record_id,
+        offset: args.offset,
+        max_bytes: limit,
+    };
+    let json = okf_delivery::read_with_extras(&context, &read, &extras)?;
+    let value = serde_json::from_str(&json)
+        .map_err(|e| DeliveryError::Package(format!("read envelope is not JSON: {e}")))?;
+    Ok(Delivered {
+        value,
+        json,
+        review_url,
+    })
+}

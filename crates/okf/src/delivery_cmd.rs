@@ -1,0 +1,265 @@
+//! `okf catalogue`, `okf read`, `okf retain` and `okf verify --parts`: bounded delivery of a
+//! stored package through `okf-delivery`, with files on either side.
+
+use crate::{CliError, print, read};
+use clap::Args;
+use okf_delivery::{
+    Context, DEFAULT_DELIVERY_BYTES, PART_BYTES, ReadRequest, RetainedPart, Section,
+};
+use okf_engine::canonical::sha256_hex;
+use serde::{Deserialize, Serialize};
+use std::path::{Component, Path, PathBuf};
+
+/// Name of the parts list `okf retain` writes beside the part files.
+pub(crate) const PARTS_LIST: &str = "parts.json";
+
+#[derive(Args)]
+pub(crate) struct CatalogueArgs {
+    /// Package JSON file (canonical, as `okf ask` prints it).
+    package: PathBuf,
+    /// First record of the page (counted in records).
+    #[arg(long, default_value_t = 0)]
+    offset: u64,
+    /// Largest response in bytes (8192-65536).
+    #[arg(long, default_value_t = DEFAULT_DELIVERY_BYTES)]
+    max_bytes: u64,
+}
+
+#[derive(Args)]
+pub(crate) struct ReadArgs {
+    /// Package JSON file (canonical, as `okf ask` prints it).
+    package: PathBuf,
+    /// record_text, record_metadata, relationships, diagnostics or package.
+    #[arg(long)]
+    section: String,
+    /// Selected record to read (record_text and record_metadata only).
+    #[arg(long)]
+    record: Option<String>,
+    /// Start in UTF-16 code units.
+    #[arg(long, default_value_t = 0)]
+    offset: u64,
+    /// Largest response in bytes (8192-65536).
+    #[arg(long, default_value_t = DEFAULT_DELIVERY_BYTES)]
+    max_bytes: u64,
+    /// The context_id the read must reproduce (default: the package's own).
+    #[arg(long)]
+    context_id: Option<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct RetainArgs {
+    /// Package JSON file (canonical, as `okf ask` prints it).
+    package: PathBuf,
+    /// New directory for the part files and parts.json (must not exist or be empty).
+    #[arg(long)]
+    out: PathBuf,
+    /// File-name stem of the parts: STEM-000.json, STEM-001.json, ...
+    #[arg(long, default_value = "part")]
+    name: String,
+}
+
+/// One row of a parts list: where the part is (relative to the list) and what it must hash to.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PartRef {
+    /// Path relative to the parts list's folder.
+    pub url: String,
+    /// SHA-256 of the part file's bytes.
+    pub sha256: String,
+    /// Byte length of the part file.
+    pub bytes: u64,
+}
+
+fn failed(message: String) -> CliError {
+    CliError::Verification(message)
+}
+
+/// A stored package through the stored-package gate (spec §4.5).
+fn load(path: &Path) -> Result<Context, CliError> {
+    let bytes = read(path)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| failed(format!("{}: the package is not UTF-8", path.display())))?;
+    // Tolerate the one trailing newline `okf ask` prints; the package is the line before it.
+    let text = text.strip_suffix('\n').map(str::to_owned).unwrap_or(text);
+    Context::from_stored(text, None).map_err(|e| failed(format!("{}: {e}", path.display())))
+}
+
+fn delivery(e: okf_delivery::DeliveryError) -> CliError {
+    CliError::Verification(format!("{}: {e}", e.code()))
+}
+
+pub(crate) fn catalogue(args: &CatalogueArgs) -> Result<(), CliError> {
+    let context = load(&args.package)?;
+    print(&okf_delivery::catalogue(&context, args.offset, args.max_bytes).map_err(delivery)?)
+}
+
+pub(crate) fn read_section(args: &ReadArgs) -> Result<(), CliError> {
+    let context = load(&args.package)?;
+    let request = ReadRequest {
+        context_id: args
+            .context_id
+            .clone()
+            .unwrap_or_else(|| context.context_id().to_owned()),
+        section: Section::parse(&args.section).map_err(delivery)?,
+        record_id: args.record.clone(),
+        offset: args.offset,
+        max_bytes: args.max_bytes,
+    };
+    print(&okf_delivery::read(&context, &request).map_err(delivery)?)
+}
+
+fn write_error(path: &Path, source: std::io::Error) -> CliError {
+    CliError::Write(std::io::Error::new(
+        source.kind(),
+        format!("{}: {source}", path.display()),
+    ))
+}
+
+/// Writes the parts into a fresh staging folder beside `out` and moves it into place, so a
+/// failure never leaves a partial set under `out`.
+pub(crate) fn write_parts(
+    out: &Path,
+    name: &str,
+    parts: &[RetainedPart],
+) -> Result<Vec<PartRef>, CliError> {
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        || name.is_empty()
+        || name.starts_with('.')
+    {
+        return Err(failed(format!(
+            "--name {name:?} must be letters, digits, '-', '_' or '.', not starting with '.'"
+        )));
+    }
+    if out.exists() {
+        let empty = std::fs::read_dir(out)
+            .map_err(|e| write_error(out, e))?
+            .next()
+            .is_none();
+        if !empty {
+            return Err(failed(format!(
+                "{} already exists and is not empty; choose a new directory",
+                out.display()
+            )));
+        }
+    }
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let staging = parent.join(format!(".okf-retain-{}", std::process::id()));
+    let result = (|| {
+        std::fs::create_dir_all(&staging).map_err(|e| write_error(&staging, e))?;
+        let mut list = Vec::with_capacity(parts.len());
+        for (i, part) in parts.iter().enumerate() {
+            let file = format!("{name}-{i:03}.json");
+            let path = staging.join(&file);
+            std::fs::write(&path, &part.json).map_err(|e| write_error(&path, e))?;
+            list.push(PartRef {
+                url: file,
+                sha256: part.sha256.clone(),
+                bytes: part.bytes,
+            });
+        }
+        let listing = serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
+        let path = staging.join(PARTS_LIST);
+        std::fs::write(&path, listing).map_err(|e| write_error(&path, e))?;
+        if out.exists() {
+            std::fs::remove_dir(out).map_err(|e| write_error(out, e))?;
+        }
+        std::fs::rename(&staging, out).map_err(|e| write_error(out, e))?;
+        Ok(list)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    result
+}
+
+pub(crate) fn retain(args: &RetainArgs) -> Result<(), CliError> {
+    let context = load(&args.package)?;
+    // `retain` proves the parts reconstruct the package before anything is written.
+    let parts = okf_delivery::retain(&context).map_err(delivery)?;
+    let list = write_parts(&args.out, &args.name, &parts)?;
+    let bytes: u64 = list.iter().map(|p| p.bytes).sum();
+    println!(
+        "{} parts ({bytes} bytes) for {} ({} bytes) in {}",
+        list.len(),
+        context.context_id(),
+        context.text().len(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// Whether a parts-list URL is a plain relative path inside the list's folder.
+fn safe_relative(url: &str) -> bool {
+    let path = Path::new(url);
+    !url.is_empty()
+        && !url.contains(['\\', '%', '?', '#', ':'])
+        && path.components().all(|c| matches!(c, Component::Normal(_)))
+}
+
+/// Reads a parts list (a `parts.json` file or a folder holding one) and rebuilds the package,
+/// checking every part's path, size and digest before its content, then the reconstruction.
+pub(crate) fn reconstruct_from(list_path: &Path) -> Result<Context, CliError> {
+    let list_path = if list_path.is_dir() {
+        list_path.join(PARTS_LIST)
+    } else {
+        list_path.to_owned()
+    };
+    let folder = list_path.parent().unwrap_or(Path::new("."));
+    let list: Vec<PartRef> = serde_json::from_slice(&read(&list_path)?)
+        .map_err(|e| failed(format!("{}: not a parts list: {e}", list_path.display())))?;
+    let mut texts = Vec::with_capacity(list.len());
+    for part in &list {
+        let name = &part.url;
+        if !safe_relative(name) {
+            return Err(failed(format!(
+                "part {name:?}: url must be a relative path inside the list's folder"
+            )));
+        }
+        if part.bytes > PART_BYTES {
+            return Err(failed(format!(
+                "part {name:?}: declares {} bytes, over {PART_BYTES}",
+                part.bytes
+            )));
+        }
+        let path = folder.join(name);
+        let size = std::fs::metadata(&path)
+            .map_err(|e| {
+                failed(format!(
+                    "part {name:?}: cannot read {}: {e}",
+                    path.display()
+                ))
+            })?
+            .len();
+        if size > PART_BYTES {
+            return Err(failed(format!(
+                "part {name:?}: the file is {size} bytes, over {PART_BYTES}"
+            )));
+        }
+        let bytes = read(&path)?;
+        let digest = sha256_hex(&bytes);
+        if bytes.len() as u64 != part.bytes || digest != part.sha256 {
+            return Err(failed(format!(
+                "part {name:?}: {} bytes with SHA-256 {digest}, the list declares {} bytes with {}",
+                bytes.len(),
+                part.bytes,
+                part.sha256
+            )));
+        }
+        texts.push(
+            String::from_utf8(bytes).map_err(|_| failed(format!("part {name:?}: not UTF-8")))?,
+        );
+    }
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    okf_delivery::reconstruct(&refs, None).map_err(|e| match e {
+        okf_delivery::DeliveryError::Part { index, reason } => failed(format!(
+            "part {:?}: {reason}",
+            list.get(index).map_or("?", |p| p.url.as_str())
+        )),
+        other => delivery(other),
+    })
+}

@@ -1,0 +1,66 @@
+// Starts a real `okf serve` on an ephemeral loopback port for the external-client tests, and
+// writes the DWP registry those tests use. The binary is named by OKF_BIN (run-ts.sh sets it
+// from cargo's target directory).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The reference material beside the repository (read-only). */
+export const SHARED = resolve(here, '../../../shared');
+
+export const DWP_INDEX = join(SHARED, 'dwp/full-dmg/context/assembly-index.json');
+export const DWP_SHA = '38159445a60d4bcabc23cb2cf728e14cbd0a4b55013276c291356e7a1452ff54';
+export const DWP_URL =
+  'https://raw.githubusercontent.com/chris-page-gov/okf-dwp/efb05c66616a9cd4328a86cf412780fe7bc7cf0b/full-dmg/context/assembly-index.json';
+
+/** The DWP evaluation case's question (the imprisonment case). */
+export function dwpQuestion() {
+  const path = join(SHARED, 'dwp/evaluation/context-assembly/imprisonment-case.json');
+  return JSON.parse(readFileSync(path, 'utf8')).question;
+}
+
+/** A registry file serving the DWP index as `okf-dwp` (README "Registry format"). */
+export function dwpRegistry() {
+  const dir = mkdtempSync(join(tmpdir(), 'okf-ts-'));
+  const path = join(dir, 'registry.toml');
+  writeFileSync(
+    path,
+    `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\n`,
+  );
+  return path;
+}
+
+/** Starts `okf serve --listen 127.0.0.1:0 ...args`; resolves to `{url, stop}` once it listens. */
+export function startServer(args = []) {
+  const bin = process.env.OKF_BIN;
+  if (!bin) throw new Error('OKF_BIN names the okf binary; run tests/external/run-ts.sh');
+  const child = spawn(bin, ['serve', '--listen', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stderr.on('data', (d) => {
+    log += d;
+  });
+  return new Promise((resolveStart, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    child.once('exit', (code) => reject(new Error(`okf serve exited with ${code} before listening:\n${log}`)));
+    lines.once('line', (line) => {
+      const m = /^listening on (http:\/\/\S+)$/.exec(line.trim());
+      if (!m) {
+        reject(new Error(`unexpected first line ${JSON.stringify(line)}`));
+        return;
+      }
+      resolveStart({
+        url: m[1],
+        stop: () =>
+          new Promise((done) => {
+            child.removeAllListeners('exit');
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,157 @@
+// The official TypeScript MCP clients against a real `okf serve`: SDK 1.x
+// (@modelcontextprotocol/sdk) and the 2.x client package (@modelcontextprotocol/client), each
+// with both of its output-schema validators (Ajv and @cfworker/json-schema), against the DWP
+// registry and the embedded example. Every client lists the tools and calls EVERY listed tool
+// with arguments from TOOL_CALLS, so a tool added to the server fails here until it has an
+// entry. Run by tests/external/run-ts.sh.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { AjvJsonSchemaValidator as AjvV1 } from '@modelcontextprotocol/sdk/validation/ajv';
+import { CfWorkerJsonSchemaValidator as CfWorkerV1 } from '@modelcontextprotocol/sdk/validation/cfworker';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { AjvJsonSchemaValidator as AjvV2 } from '@modelcontextprotocol/client/validators/ajv';
+import { CfWorkerJsonSchemaValidator as CfWorkerV2 } from '@modelcontextprotocol/client/validators/cf-worker';
+
+import { dwpQuestion, dwpRegistry, startServer } from './server.mjs';
+
+const INFO = { name: 'okf-external-ts', version: '0' };
+
+/** Wraps a validator provider and counts the validations it runs, to prove validation is on. */
+function counting(provider) {
+  const counts = { schemas: 0, validated: 0 };
+  return {
+    counts,
+    getValidator(schema) {
+      counts.schemas += 1;
+      const validate = provider.getValidator(schema);
+      return (input) => {
+        counts.validated += 1;
+        return validate(input);
+      };
+    },
+  };
+}
+
+/** [label, validator, client, transport, protocol revision the client must end up on]. */
+const CLIENTS = [
+  ['sdk 1.32.2, Ajv', () => new AjvV1(), (v) => new ClientV1(INFO, { jsonSchemaValidator: v }), TransportV1, null],
+  ['sdk 1.32.2, CfWorker', () => new CfWorkerV1(), (v) => new ClientV1(INFO, { jsonSchemaValidator: v }), TransportV1, null],
+  ...[
+    ['legacy', '2025-11-25'],
+    ['auto', '2026-07-28'],
+  ].flatMap(([mode, revision]) => [
+    [`client 2.4.0 ${mode}, Ajv`, () => new AjvV2(), (v) => new ClientV2(INFO, { jsonSchemaValidator: v, versionNegotiation: { mode } }), TransportV2, revision],
+    [`client 2.4.0 ${mode}, CfWorker`, () => new CfWorkerV2(), (v) => new ClientV2(INFO, { jsonSchemaValidator: v, versionNegotiation: { mode } }), TransportV2, revision],
+  ]),
+];
+
+test('control: every validator under test refuses the pattern the server used to publish', () => {
+  // `\"` inside a character class: an invalid escape in ECMA-262 `u` mode (issue 9).
+  const old = { type: 'string', pattern: '^[^<>\\"]+$' };
+  for (const Provider of [AjvV1, CfWorkerV1, AjvV2, CfWorkerV2]) {
+    assert.throws(() => new Provider().getValidator(old)('abc'), /Invalid regular expression/, Provider.name);
+  }
+});
+
+/**
+ * Arguments for every tool, in call order; `ctx` carries what earlier calls returned
+ * (the context_id and a selected record id from ask_okf).
+ */
+const TOOL_CALLS = {
+  ask_okf: (ctx) => ({ bundle: ctx.bundle, question: ctx.question }),
+  okf_get_context: (ctx) => ({ context_id: ctx.contextId }),
+  okf_explain_context: (ctx) => ({ context_id: ctx.contextId, record_id: ctx.recordId }),
+};
+
+/** What each tool's result must say beyond the generic checks. */
+const TOOL_CHECKS = {
+  ask_okf: (ctx, result) => {
+    const pkg = result.structuredContent;
+    assert.equal(pkg.schema, 'okf-governed-context.v1');
+    assert.equal(pkg.ai_answer, null);
+    assert.ok(['sufficient', 'insufficient', 'conflicting'].includes(pkg.evidence_status));
+    assert.ok(pkg.selected.length > 0, 'the question selects records');
+    ctx.contextId = pkg.context_id;
+    ctx.recordId = pkg.selected[0].record.id;
+  },
+  okf_get_context: (ctx, result) => assert.equal(result.structuredContent.context_id, ctx.contextId),
+  okf_explain_context: (ctx, result) => {
+    assert.equal(result.structuredContent.context_id, ctx.contextId);
+    assert.equal(result.structuredContent.item.record.id, ctx.recordId);
+  },
+};
+
+const BUNDLES = [
+  { bundle: 'example', args: () => [], question: 'How do I borrow books?' },
+  { bundle: 'okf-dwp', args: () => ['--registry', dwpRegistry()], question: dwpQuestion() },
+];
+
+function text(result) {
+  return result.content.find((c) => c.type === 'text')?.text;
+}
+
+for (const served of BUNDLES) {
+  describe(`bundle ${served.bundle}`, () => {
+    let server;
+    before(async () => {
+      server = await startServer(served.args());
+    });
+    after(() => server?.stop());
+
+    for (const [name, makeValidator, makeClient, Transport, revision] of CLIENTS) {
+      test(`${name}: lists the tools and calls every one with output validation on`, async () => {
+        const validator = counting(makeValidator());
+        const client = makeClient(validator);
+        await client.connect(new Transport(new URL(`${server.url}/mcp`)));
+        try {
+          if (revision) assert.equal(client.getNegotiatedProtocolVersion(), revision);
+          const { tools } = await client.listTools();
+          const names = tools.map((t) => t.name);
+          const missing = names.filter((n) => !(n in TOOL_CALLS));
+          assert.deepEqual(missing, [], `listed tools without an entry in TOOL_CALLS: ${missing}`);
+          assert.ok(names.length >= Object.keys(TOOL_CALLS).length, `tools listed: ${names}`);
+
+          const ask = tools.find((t) => t.name === 'ask_okf');
+          assert.deepEqual(ask.inputSchema.properties.bundle.enum, [served.bundle]);
+          assert.ok(ask.inputSchema.properties.bundle.description.includes(served.bundle));
+          assert.deepEqual(ask.inputSchema.properties.version.enum, ['current']);
+          // SEP-1613 (the conformance scenario json-schema-2020-12, on our own tool): the
+          // 2020-12 keywords survive the listing.
+          assert.equal(ask.inputSchema.$schema, 'https://json-schema.org/draft/2020-12/schema');
+          assert.equal(typeof ask.inputSchema.$defs, 'object');
+          assert.equal(ask.inputSchema.additionalProperties, false);
+
+          const ctx = { bundle: served.bundle, question: served.question };
+          for (const toolName of Object.keys(TOOL_CALLS).filter((n) => names.includes(n))) {
+            const tool = tools.find((t) => t.name === toolName);
+            const before = validator.counts.validated;
+            const result = await client.callTool({ name: toolName, arguments: TOOL_CALLS[toolName](ctx) });
+            assert.notEqual(result.isError, true, `${toolName}: ${text(result)}`);
+            assert.equal(typeof result.structuredContent, 'object', `${toolName}: structuredContent`);
+            assert.deepEqual(JSON.parse(text(result)), result.structuredContent, `${toolName}: text block is the same JSON`);
+            if (tool.outputSchema) {
+              assert.equal(validator.counts.validated, before + 1, `${toolName}: the client validated structuredContent`);
+            }
+            TOOL_CHECKS[toolName]?.(ctx, result);
+          }
+          assert.ok(validator.counts.schemas > 0 && validator.counts.validated > 0, JSON.stringify(validator.counts));
+
+          // An unknown tool is a protocol error (JSON-RPC -32602) from the server, not a result.
+          await assert.rejects(
+            client.callTool({ name: 'no_such_tool', arguments: {} }),
+            (e) => e.code === -32602 && /tools\/list names the tools/.test(e.message),
+          );
+          // A bundle the server does not serve is a tool error that names the served ones.
+          const wrong = await client.callTool({ name: 'ask_okf', arguments: { bundle: 'not-served', question: 'q' } });
+          assert.equal(wrong.isError, true);
+          assert.match(text(wrong), new RegExp(`unknown_bundle.*${served.bundle}`));
+        } finally {
+          await client.close();
+        }
+      });
+    }
+  });
+}
