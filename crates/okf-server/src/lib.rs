@@ -12,6 +12,7 @@ mod page;
 pub mod registry;
 pub mod schemas;
 pub mod service;
+pub mod workbench;
 
 pub use http::{HttpConfig, router};
 pub use mcp::{INSTRUCTIONS, OkfMcp};

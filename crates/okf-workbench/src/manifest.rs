@@ -322,6 +322,34 @@ pub fn check_relative_path(path: &str) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// Decodes the `%XX` escapes of a path that passed [`check_relative_path`] (which refused
+/// malformed escapes and encoded dots and separators), giving the file name on disk.
+pub fn decode_path(path: &str) -> Result<String, String> {
+    check_relative_path(path).map_err(str::to_owned)?;
+    let b = path.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| char::from(c).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                // Two hex digits make one byte.
+                out.push(u8::try_from(h * 16 + l).unwrap_or(0));
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).map_err(|_| "the decoded path is not UTF-8".into())
+}
+
 /// The manifest URL rule (§1.2): HTTPS, or HTTP only on loopback; no credentials, no fragment.
 pub fn check_manifest_url(url: &str) -> Result<(), &'static str> {
     if url.contains('#') {

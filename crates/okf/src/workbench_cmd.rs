@@ -211,29 +211,11 @@ impl FileLoader {
     }
 }
 
-/// Decodes `%XX` escapes (the path rule has already refused malformed and encoded separators).
-fn percent_decode(path: &str) -> Result<String, String> {
-    let b = path.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let hex = std::str::from_utf8(&b[i + 1..i + 3]).map_err(|e| e.to_string())?;
-            out.push(u8::from_str_radix(hex, 16).map_err(|e| e.to_string())?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).map_err(|_| "the decoded path is not UTF-8".into())
-}
-
 impl Loader for FileLoader {
     fn load(&self, path: &str, cap: usize) -> Result<Vec<u8>, String> {
         self.loads.set(self.loads.get() + 1);
         manifest::check_relative_path(path).map_err(str::to_owned)?;
-        let file = self.dir.join(percent_decode(path)?);
+        let file = self.dir.join(manifest::decode_path(path)?);
         let len = std::fs::metadata(&file)
             .map_err(|e| format!("{path} is missing or unreadable ({e})"))?
             .len();
