@@ -620,3 +620,45 @@ fn driver_input_errors_name_the_line_and_reference() {
         r.stderr
     );
 }
+
+#[test]
+fn s1_3_a_manifest_hash_changed_by_one_byte_refuses_the_package_naming_the_part() {
+    let manifest = copy_of_built("one-byte");
+    let mut m = manifest_json(&manifest);
+    let case = large_case(&manifest);
+    let q = m["questions"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|q| q["id"] == case.as_str())
+        .unwrap();
+    let part = q["package"]["parts"][2]["url"].as_str().unwrap().to_owned();
+    let sha = q["package"]["parts"][2]["sha256"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let flipped = if sha.starts_with('0') {
+        format!("1{}", &sha[1..])
+    } else {
+        format!("0{}", &sha[1..])
+    };
+    q["package"]["parts"][2]["sha256"] = json!(flipped);
+    std::fs::write(&manifest, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    let r = run(
+        &manifest,
+        &[call(
+            "okf_get_view_data",
+            json!({"view": "requirements", "case_id": case}),
+        )],
+    );
+    assert!(r.success, "{}", r.stderr);
+    assert_eq!(code(&r.envelopes[0]), "package_integrity");
+    assert!(
+        r.envelopes[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&part),
+        "{}",
+        r.envelopes[0]
+    );
+}
