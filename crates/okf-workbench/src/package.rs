@@ -322,3 +322,28 @@ pub fn source_link(record: &Value) -> Option<String> {
 pub fn span_text(text: &str, start: usize, end: usize) -> Option<&str> {
     text.get(start..end)
 }
+
+/// The local review proposal a person may download for one record (§1.3): pretty-printed JSON
+/// with a trailing newline, `authority: local-unreviewed-proposal`. It is never published.
+pub fn review_export(
+    question_id: &str,
+    package: &Value,
+    record_id: &str,
+    status: &str,
+    comment: &str,
+) -> String {
+    let doc = serde_json::json!({
+        "schema": "okf-evidence-review-proposal.v1",
+        "question_id": question_id,
+        "context_id": package["context_id"],
+        "bundle_snapshot": package["bundle"]["snapshot"],
+        "context_binding_sha256": package["binding"]["index_sha256"],
+        "record_id": record_id,
+        "proposal": {"status": status, "comment": comment},
+        "authority": "local-unreviewed-proposal",
+    });
+    // A value built from strings and parsed JSON always serialises.
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}

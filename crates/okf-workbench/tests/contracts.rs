@@ -370,3 +370,23 @@ fn s4_3_24_and_28_package_question_and_identity_are_verified_on_load() {
     p["budget"]["omissions"] = json!({});
     assert!(check_structure(&p, &q).is_err());
 }
+
+#[test]
+fn s4_3_26_review_export_is_a_local_unreviewed_proposal_keeping_the_comment() {
+    let c = club(false, "https://club.example/id/1");
+    let p: Value = serde_json::from_slice(&c.files["packages/club-01.json"]).unwrap();
+    let comment = "Check £5 <b>fee</b>\n  verbatim";
+    let text = okf_workbench::package::review_export(
+        "club-01",
+        &p,
+        "https://club.example/id/1",
+        "needs-review",
+        comment,
+    );
+    assert!(text.ends_with("}\n") && text.contains("\n  \""));
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["schema"], "okf-evidence-review-proposal.v1");
+    assert_eq!(v["proposal"]["comment"], comment);
+    assert_eq!(v["authority"], "local-unreviewed-proposal");
+    assert_eq!(v["context_id"], p["context_id"]);
+}
