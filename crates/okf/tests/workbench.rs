@@ -417,25 +417,47 @@ fn s1_4_evicting_the_fourth_package_forces_a_verified_reload() {
         .unwrap()
         .to_owned();
     let part_path = manifest.parent().unwrap().join(&part);
-    let mut lines = views.clone();
-    lines.push(json!({"advance_ms": 1}));
-    let first = run(&manifest, &views);
-    assert!(first.envelopes.iter().all(|v| v.get("error").is_none()));
+    // One live session: open four packages, tamper with the evicted one's part on disk, then
+    // ask for it again. The reload re-verifies and refuses it.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_okf"))
+        .args(["workbench", "run", "--manifest", manifest.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |line: &Value| {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+        let mut reply = String::new();
+        std::io::BufRead::read_line(&mut stdout, &mut reply).unwrap();
+        checked(reply.trim_end())
+    };
+    for v in &views {
+        assert!(ask(v).get("error").is_none());
+    }
     let mut bytes = std::fs::read(&part_path).unwrap();
     let i = bytes.iter().position(|&b| b == b'a').unwrap();
     bytes[i] = b'b';
     std::fs::write(&part_path, &bytes).unwrap();
-    lines.push(views[0].clone());
-    let r = run(&manifest, &lines[4..]);
-    assert_eq!(code(&r.envelopes[0]), "package_integrity");
+    // The three cached packages are still served from the cache.
+    assert!(ask(&views[3]).get("error").is_none());
+    let refused = ask(&views[0]);
+    assert_eq!(code(&refused), "package_integrity");
     assert!(
-        r.envelopes[0]["error"]["message"]
+        refused["error"]["message"]
             .as_str()
             .unwrap()
             .contains(&part),
-        "{}",
-        r.envelopes[0]
+        "{refused}"
     );
+    drop(ask);
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let log = String::from_utf8(out.stderr).unwrap();
+    assert!(log.contains("verified_loads 5"), "{log}");
 }
 
 #[test]
