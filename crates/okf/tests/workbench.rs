@@ -453,7 +453,6 @@ fn s1_4_evicting_the_fourth_package_forces_a_verified_reload() {
             .contains(&part),
         "{refused}"
     );
-    drop(ask);
     drop(stdin);
     let out = child.wait_with_output().unwrap();
     let log = String::from_utf8(out.stderr).unwrap();
@@ -659,11 +658,8 @@ fn s1_3_a_manifest_hash_changed_by_one_byte_refuses_the_package_naming_the_part(
         .as_str()
         .unwrap()
         .to_owned();
-    let flipped = if sha.starts_with('0') {
-        format!("1{}", &sha[1..])
-    } else {
-        format!("0{}", &sha[1..])
-    };
+    let first = if sha.as_bytes()[0] == b'0' { '1' } else { '0' };
+    let flipped = format!("{first}{}", &sha[1..]);
     q["package"]["parts"][2]["sha256"] = json!(flipped);
     std::fs::write(&manifest, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
     let r = run(
