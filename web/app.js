@@ -1,11 +1,14 @@
 // Ask OKF page: the form, the permalink, loading and error states, and the page tools. All
-// data comes from this server's HTTP API (same bytes as `okf ask`).
+// data comes from this server's HTTP API (same bytes as `okf ask`), or is assembled in this
+// page by the same engine compiled to WebAssembly over the server's verified index bytes
+// (local.js; same bytes again), and the page says which.
 
 import { ApiError, ask, explainView, getContext, listBundles } from './api.js';
 import { clear, el } from './dom.js';
 import { renderPackage } from './render.js';
 import { ArgumentError, BUDGET_LIMITS, checkBuildArgs, checkExplainArgs } from './validate.js';
 import { registerPageTools } from './webmcp.js';
+import { assembleLocally, localAvailable } from './local.js';
 
 const $ = (id) => document.getElementById(id);
 const form = $('ask-form');
@@ -21,6 +24,9 @@ let sequence = 0; // the latest build started; older ones do not overwrite the p
 let busy = false;
 let downloadUrl = null;
 let bundlesReady = null;
+const defaultVersions = new Map(); // bundle id -> the version a request without one gets
+const localPackages = new Map(); // context id -> package assembled in this page (bounded)
+const LOCAL_RETAINED = 16;
 
 // ---- bundles ---------------------------------------------------------------------------
 
@@ -37,6 +43,7 @@ async function loadBundles() {
     clear(bundleSelect);
     for (const b of bundles) {
       const version = (Array.isArray(b.versions) ? b.versions : []).find((v) => v.name === b.default_version);
+      if (typeof b.default_version === 'string') defaultVersions.set(b.id, b.default_version);
       const ready = b.state === 'ready';
       const label = ready
         ? `${b.id}${version?.snapshot ? ` — ${version.snapshot}` : ''}`
@@ -80,11 +87,22 @@ function setForm(body) {
   if (body.budget && Object.keys(body.budget).length) $('budget-box').open = true;
 }
 
-function permalinkHash(body) {
+/** Where the form asks for the package to be assembled: 'server' or 'browser'. */
+function chosenWhere() {
+  return form.elements.namedItem('where')?.value === 'browser' ? 'browser' : 'server';
+}
+
+function setWhere(where) {
+  const radio = $(where === 'browser' ? 'where-browser' : 'where-server');
+  if (radio && !radio.disabled) radio.checked = true;
+}
+
+function permalinkHash(body, where = 'server') {
   const params = new URLSearchParams();
   params.set('bundle', body.bundle);
   params.set('q', body.question);
   for (const key of BUDGET_KEYS) if (body.budget?.[key] !== undefined) params.set(key, String(body.budget[key]));
+  if (where === 'browser') params.set('where', 'browser');
   return `#${params.toString()}`;
 }
 
@@ -128,10 +146,13 @@ function showError(e) {
       title = 'No connection to the server';
     }
   }
+  // Only nodes: Element.append would print a null as the text "null".
   errorBox.append(
-    el('h3', { text: title }),
-    el('p', { class: 'error-message', text: detail }),
-    e instanceof ApiError ? el('p', { class: 'note' }, 'Code ', el('code', { class: 'error-code', text: e.code }), field ? ` · field ${field}` : '', e.status ? ` · HTTP ${e.status}` : '') : null,
+    ...[
+      el('h3', { text: title }),
+      el('p', { class: 'error-message', text: detail }),
+      e instanceof ApiError ? el('p', { class: 'note' }, 'Code ', el('code', { class: 'error-code', text: e.code }), field ? ` · field ${field}` : '', e.status ? ` · HTTP ${e.status}` : '') : null,
+    ].filter(Boolean),
   );
   errorBox.dataset.code = e instanceof ApiError ? e.code : 'invalid_argument';
   if (e instanceof ApiError && e.retryAfter !== undefined) errorBox.dataset.retryAfter = String(e.retryAfter);
@@ -165,11 +186,23 @@ function copyText(textValue, note) {
   }
 }
 
-function actionsFor(body, bytes, pkg) {
+function assembledBy(response) {
+  const local = response.where === 'browser';
+  return el(
+    'p',
+    { id: 'assembled-by', class: 'assembled-by', 'data-where': local ? 'browser' : 'server' },
+    el('strong', { text: local ? 'Assembled in this browser' : 'Assembled by the server' }),
+    local
+      ? ` by the engine compiled to WebAssembly, from the server’s verified index (version ${response.version}, bound to SHA-256 ${String(response.binding?.index_sha256 ?? '').slice(0, 12)}…). The bytes are the same as POST /api/ask would return.`
+      : ' (POST /api/ask).',
+  );
+}
+
+function actionsFor(body, bytes, pkg, where) {
   if (downloadUrl) URL.revokeObjectURL(downloadUrl);
   downloadUrl = URL.createObjectURL(new Blob([bytes], { type: 'application/json' }));
   const hex = String(pkg.context_id ?? '').replace(/^urn:sha256:/, '').slice(0, 12);
-  const hash = permalinkHash(body);
+  const hash = permalinkHash(body, where);
   return el(
     'p',
     { class: 'actions-row' },
@@ -179,28 +212,58 @@ function actionsFor(body, bytes, pkg) {
   );
 }
 
+function focusStatus() {
+  const status = $('status');
+  if (!status) return;
+  status.setAttribute('tabindex', '-1');
+  status.focus({ preventScroll: true });
+  status.scrollIntoView({ block: 'start' });
+}
+
 function show(body, response) {
   const pkg = response.value;
   results.hidden = false;
-  renderPackage(results, pkg, actionsFor(body, response.bytes, pkg), { copy: copyText });
-  history.replaceState(null, '', permalinkHash(body));
+  renderPackage(results, pkg, [assembledBy(response), actionsFor(body, response.bytes, pkg, response.where)], { copy: copyText });
+  history.replaceState(null, '', permalinkHash(body, response.where));
 }
 
 // ---- building --------------------------------------------------------------------------
 
-/** Validates, asks the API and shows the package; resolves to the API response. */
-async function build(input, { signal, origin }) {
+function retainLocal(response) {
+  localPackages.delete(response.value.context_id);
+  localPackages.set(response.value.context_id, response);
+  while (localPackages.size > LOCAL_RETAINED) localPackages.delete(localPackages.keys().next().value);
+}
+
+/** Asks the server, or assembles in this page, for a checked body. */
+async function assemble(body, where, signal) {
+  if (where !== 'browser') return { ...(await ask(body, signal)), where: 'server' };
+  await bundlesReady;
+  const version = defaultVersions.get(body.bundle);
+  if (version === undefined) {
+    throw new ApiError({ status: 0, code: 'unknown_bundle', field: 'bundle', message: `bundle ${JSON.stringify(body.bundle)} is not served here; GET /api/bundles lists the served bundles` });
+  }
+  const response = await assembleLocally(body, version, signal);
+  retainLocal(response);
+  return response;
+}
+
+/** Validates, assembles (server or browser) and shows the package; resolves to the response. */
+async function build(input, { signal, origin, where = 'server' }) {
   clearFieldErrors();
   const body = checkBuildArgs(input); // throws ArgumentError before any request
   const mine = ++sequence;
   errorBox.hidden = true;
   setBusy(true, origin === 'tool' ? 'A page tool is assembling the evidence package…' : 'Assembling the evidence package…');
   try {
-    const response = await ask(body, signal);
+    const response = await assemble(body, where, signal);
     if (mine === sequence) {
       if (origin === 'tool') setForm(body);
       show(body, response);
       setBusy(false, `Package built: ${response.value.evidence_status}.`);
+      // A person who asked is taken to the answer's status (on a phone it is below the
+      // form); a page tool's build leaves focus where the person is.
+      if (origin !== 'tool') focusStatus();
     }
     return response;
   } catch (e) {
@@ -218,9 +281,10 @@ async function build(input, { signal, origin }) {
 async function submitForm() {
   if (busy) return;
   try {
-    await build(formInput(), { origin: 'form' });
+    await build(formInput(), { origin: 'form', where: chosenWhere() });
   } catch (e) {
     if (e instanceof ArgumentError) {
+      results.hidden = true; // the older package is not the answer to this request
       showError(e);
       const name = e.field.replace(/^budget\./, '');
       const input = form.elements.namedItem(name);
@@ -249,25 +313,39 @@ async function askFromHash() {
   if (!input) return;
   await bundlesReady;
   setForm({ ...input, budget: input.budget });
+  const where = new URLSearchParams(location.hash.slice(1)).get('where') === 'browser' ? 'browser' : 'server';
+  setWhere(where);
   try {
-    await build(input, { origin: 'permalink' });
+    await build(input, { origin: 'permalink', where });
   } catch (e) {
-    if (e instanceof ArgumentError) showError(e);
+    if (e instanceof ArgumentError) {
+      results.hidden = true;
+      showError(e);
+    }
   }
 }
 
 window.addEventListener('hashchange', askFromHash);
 
+// The skip link moves focus to the results (or the form when there are none yet) without
+// touching the URL, so the permalink in the address bar stays intact.
+document.querySelector('a.skip')?.addEventListener('click', (event) => {
+  event.preventDefault();
+  const target = results.hidden ? question : results;
+  target.focus({ preventScroll: true });
+  target.scrollIntoView({ block: 'start' });
+});
+
 // ---- page tools --------------------------------------------------------------------------
 
 async function toolBuild(input, signal) {
-  const response = await build(input, { signal, origin: 'tool' });
+  const response = await build(input, { signal, origin: 'tool', where: chosenWhere() });
   return response.value; // the package, unchanged
 }
 
 async function toolExplain(input, signal) {
   const { contextId, recordId } = checkExplainArgs(input); // before any request
-  const response = await getContext(contextId, signal);
+  const response = localPackages.get(contextId) ?? (await getContext(contextId, signal));
   return explainView(response.value, recordId);
 }
 
@@ -282,6 +360,10 @@ window.addEventListener('pageshow', (event) => {
   if (event.persisted) startPageTools();
 });
 
+if (!localAvailable()) {
+  $('where-browser').disabled = true;
+  $('where-note').textContent = 'This browser cannot run WebAssembly, so packages are assembled on the server.';
+}
 bundlesReady = loadBundles();
 startPageTools();
 askFromHash();

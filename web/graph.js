@@ -8,11 +8,11 @@ export const MAX_NODES = 60;
 export const MAX_EDGES = 120;
 
 const NODE_W = 232;
-const NODE_H = 40;
+const NODE_H = 52;
 const GAP_X = 100;
-const GAP_Y = 10;
+const GAP_Y = 8;
 const MARGIN = 24;
-const ROWS_PER_COLUMN = 20;
+const ROWS_PER_COLUMN = 16;
 const LINE_CHARS = 33;
 
 const PREDICATES = {
@@ -66,29 +66,35 @@ export function graphModel(pkg) {
   };
 }
 
+const MAX_LINES = 3;
+const width = (t) => Array.from(t).length;
+
 /**
- * One or two lines for a box. A long label keeps its beginning and its end (where labels
- * such as "… — PDF page 60" differ), with an ellipsis between.
+ * Up to three lines for a box, broken between words. A label that does not fit keeps its
+ * beginning and its last words (where labels such as "… — PDF page 60" differ), with an
+ * ellipsis between; a single word longer than a line is the only thing ever cut.
  */
 export function labelLines(label, per = LINE_CHARS) {
-  const words = String(label).split(/\s+/).filter(Boolean);
-  const flat = words.join(' ');
-  if (Array.from(flat).length <= per) return [flat];
-  let first = '';
-  let i = 0;
-  while (i < words.length && Array.from(first ? `${first} ${words[i]}` : words[i]).length <= per) {
-    first = first ? `${first} ${words[i]}` : words[i];
-    i += 1;
+  const words = String(label).split(/\s+/).filter(Boolean).map((w) => (width(w) > per ? shorten(w, per) : w));
+  const lines = [];
+  let line = '';
+  for (const w of words) {
+    if (line && width(`${line} ${w}`) > per) {
+      lines.push(line);
+      line = w;
+    } else {
+      line = line ? `${line} ${w}` : w;
+    }
   }
-  if (!first) return [shorten(flat, per), ''];
-  const rest = words.slice(i).join(' ');
-  if (Array.from(rest).length <= per) return [first, rest];
+  if (line) lines.push(line);
+  if (lines.length <= MAX_LINES) return lines;
   const tail = [];
-  for (let j = words.length - 1; j >= i; j -= 1) {
-    if (Array.from(['…', words[j], ...tail].join(' ')).length > per) break;
+  const used = lines.slice(0, MAX_LINES - 1).join(' ').split(' ').length;
+  for (let j = words.length - 1; j >= used; j -= 1) {
+    if (width(['…', words[j], ...tail].join(' ')) > per) break;
     tail.unshift(words[j]);
   }
-  return [first, tail.length ? `… ${tail.join(' ')}` : shorten(rest, per)];
+  return [...lines.slice(0, MAX_LINES - 1), `… ${tail.join(' ')}`.trimEnd()];
 }
 
 function columnsFor(count) {
@@ -157,9 +163,18 @@ function edgePath(a, b) {
 
 function labelText(label) {
   const lines = labelLines(label).filter(Boolean);
-  const text = svg('text', { x: '9', y: lines.length === 1 ? String(NODE_H / 2 + 4) : '16' });
-  lines.forEach((line, i) => text.append(svg('tspan', { x: '9', dy: i ? '15' : '0', text: line })));
+  const top = NODE_H / 2 + 4 - ((lines.length - 1) * 15) / 2;
+  const text = svg('text', { x: '9', y: String(top) });
+  // A space ends every line but the last, so the text reads as words, not run together.
+  lines.forEach((line, i) => text.append(svg('tspan', { x: '9', dy: i ? '15' : '0', text: i < lines.length - 1 ? `${line} ` : line })));
   return text;
+}
+
+/** The box's accessible name: its visible words first, then the whole label if cut. */
+function accessibleName(n) {
+  const shown = labelLines(n.label).filter(Boolean).join(' ');
+  const whole = String(n.label).split(/\s+/).filter(Boolean).join(' ');
+  return `${shown}${shown === whole ? '' : ` (in full: ${whole})`} (${n.kind}), open record`;
 }
 
 function marker(id, cls) {
@@ -192,13 +207,16 @@ export function renderGraph(model, onOpen) {
   for (const k of kinds) defs.append(marker(`arrow-${k}`, `arrow arrow-${k}`));
   root.append(defs);
 
-  // Column headings: hop depth.
+  // Column headings: hop depth, over every column (a depth may take several).
   let col = 0;
   for (const depth of depths) {
     const span = columnsFor(byDepth.get(depth).length);
-    root.append(
-      svg('text', { class: 'depth-label', x: MARGIN + col * (NODE_W + GAP_X), y: MARGIN + 6, text: depth === 0 ? 'Seeds (depth 0)' : `Depth ${depth}` }),
-    );
+    const name = depth === 0 ? 'Seeds (depth 0)' : `Depth ${depth}`;
+    for (let k = 0; k < span; k += 1) {
+      root.append(
+        svg('text', { class: 'depth-label', x: MARGIN + (col + k) * (NODE_W + GAP_X), y: MARGIN + 6, text: k ? `${name}, continued` : name }),
+      );
+    }
     col += span;
   }
 
@@ -217,17 +235,25 @@ export function renderGraph(model, onOpen) {
   }
   root.append(edgeLayer);
 
+  // One tab stop for the whole drawing (a roving tabindex): the arrow keys move between
+  // boxes in selection order, so the records after the graph are one Tab away.
   const nodeLayer = svg('g', { class: 'nodes' });
-  for (const n of model.nodes) {
+  const boxes = [];
+  const moveTo = (i) => {
+    const next = boxes[Math.max(0, Math.min(boxes.length - 1, i))];
+    for (const b of boxes) b.setAttribute('tabindex', b === next ? '0' : '-1');
+    next.focus();
+  };
+  model.nodes.forEach((n, i) => {
     const p = position.get(n.id);
     const g = svg(
       'g',
       {
         class: `node node-${n.kind}`,
         transform: `translate(${p.x} ${p.y})`,
-        tabindex: '0',
+        tabindex: i === 0 ? '0' : '-1',
         role: 'button',
-        'aria-label': `Open record: ${n.label} (${n.kind})`,
+        'aria-label': accessibleName(n),
         'data-id': n.id,
       },
       svg('title', { text: `${n.label} (${n.kind})` }),
@@ -236,13 +262,18 @@ export function renderGraph(model, onOpen) {
     );
     g.addEventListener('click', () => onOpen(n.id));
     g.addEventListener('keydown', (event) => {
+      const moves = { ArrowDown: i + 1, ArrowRight: i + 1, ArrowUp: i - 1, ArrowLeft: i - 1, Home: 0, End: boxes.length - 1 };
       if (event.key === 'Enter' || event.key === ' ') {
         event.preventDefault();
         onOpen(n.id);
+      } else if (event.key in moves) {
+        event.preventDefault();
+        moveTo(moves[event.key]);
       }
     });
+    boxes.push(g);
     nodeLayer.append(g);
-  }
+  });
   root.append(nodeLayer);
   return root;
 }

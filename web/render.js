@@ -90,13 +90,72 @@ function counts(pkg) {
   );
 }
 
-function statusPanel(pkg, actions) {
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * What keeps the package from being sufficient, in words, one reason per entry (with the
+ * unresolved terms themselves); empty for a sufficient package.
+ */
+export function missingReasons(pkg, labels) {
+  const issues = arr(pkg.missing_evidence);
+  const codes = new Map();
+  for (const i of issues) codes.set(i.code, [...(codes.get(i.code) ?? []), i]);
+  const reasons = [];
+  const terms = arr(pkg.unresolved_terms);
+  if (terms.length) {
+    reasons.push(['unresolved_terms', el('span', {}, `${terms.length === 1 ? 'A word of the question is' : `${terms.length} words of the question are`} not in the bundle’s declared vocabulary, so nothing was looked up for ${terms.length === 1 ? 'it' : 'them'}: `,
+      terms.map((t, i) => [i ? ', ' : '', el('mark', { class: 'term', text: t })]), '.')]);
+  }
+  if (codes.has('no_evidence_requirements') || (!arr(pkg.requirements).length && arr(pkg.resolved_concepts).length)) {
+    reasons.push(['no_evidence_requirements', text('No evidence requirement declared by the bundle applies to this question, so completeness cannot be shown.')]);
+  }
+  const uncovered = codes.get('uncovered_resolved_concept') ?? [];
+  if (uncovered.length) {
+    const names = uncovered.flatMap((i) => arr(i.ids)).map((id) => labels.get(id) ?? id);
+    reasons.push(['uncovered_resolved_concept', text(`${plural(uncovered.length, 'resolved concept')} ${uncovered.length === 1 ? 'is' : 'are'} covered by no applicable requirement${names.length ? `: ${names.join('; ')}` : ''}.`)]);
+  }
+  if (codes.has('missing_scope')) {
+    reasons.push(['missing_scope', text('The question falls outside the scope the bundle declares, or the scope it needs is not declared.')]);
+  }
+  if (codes.has('unresolved_task')) {
+    reasons.push(['unresolved_task', text('The question resolved to no declared concept, so there is no task to gather evidence for.')]);
+  }
+  const unmet = arr(pkg.requirements).filter((r) => r.status !== 'supported-within-declared-scope');
+  if (unmet.length) {
+    reasons.push(['unmet_requirements', text(`${plural(unmet.length, 'requirement')} ${unmet.length === 1 ? 'is' : 'are'} not met: ${unmet.map((r) => r.label ?? r.id).join('; ')}.`)]);
+  }
+  const ambiguities = arr(pkg.ambiguities);
+  if (ambiguities.length) {
+    reasons.push(['ambiguous_concepts', el('span', {}, 'Ambiguous phrase', ambiguities.length === 1 ? '' : 's', ' (no meaning was chosen): ',
+      ambiguities.map((a, i) => [i ? ', ' : '', el('mark', { text: a.phrase })]), '.')]);
+  }
+  const explained = new Set(['unresolved_terms', 'no_evidence_requirements', 'uncovered_resolved_concept', 'missing_scope', 'unresolved_task', 'ambiguous_concepts']);
+  for (const [code, list] of codes) {
+    if (explained.has(code)) continue;
+    reasons.push([code, text(`${list[0].message}${list.length > 1 ? ` (${list.length} issues)` : ''}`)]);
+  }
+  if (arr(pkg.conflicts).length) reasons.push(['conflicts', text(`${plural(arr(pkg.conflicts).length, 'declared conflict')} between selected records.`)]);
+  const omissions = arr(pkg.budget?.omissions);
+  if (omissions.length) reasons.push(['budget_omissions', text(`The budget left out ${plural(omissions.length, 'item')}; see “Left out by the budget”.`)]);
+  return reasons;
+}
+
+function missingSummary(pkg, labels) {
+  if (pkg.evidence_status === 'sufficient') return null;
+  const reasons = missingReasons(pkg, labels);
+  if (!reasons.length) return null;
+  return el('div', { class: 'why-not' }, el('h4', { id: 'why-not-heading', text: 'Why it is not sufficient' }),
+    el('ul', { id: 'why-not', 'aria-labelledby': 'why-not-heading' }, reasons.map(([code, node]) => el('li', { 'data-reason': code }, node))));
+}
+
+function statusPanel(pkg, actions, labels) {
   const status = String(pkg.evidence_status);
   return el(
     'section',
     { id: 'status', class: `status status-${status}`, 'data-status': status, 'aria-labelledby': 'status-heading' },
     el('h3', { id: 'status-heading' }, 'Evidence status: ', el('span', { class: 'status-word', text: status })),
     el('p', { class: 'status-meaning', text: STATUS_MEANING[status] ?? 'Unknown status.' }),
+    missingSummary(pkg, labels),
     el('p', { class: 'status-scope' }, el('strong', { text: 'Declared scope: ' }), text(pkg.scope ?? '')),
     el('p', { class: 'no-answer', text: 'ai_answer is null: this package is evidence to read, not an answer.' }),
     counts(pkg),
@@ -165,13 +224,22 @@ function requirements(pkg, labels) {
   if (!list.length) {
     return section('requirements', 'Evidence requirements', none('No declared evidence requirement applies, so completeness cannot be shown.'));
   }
+  // Scope and limitations are usually the same for every requirement: say them once, and
+  // only under a row whose own differ.
+  const terms = (r) => JSON.stringify([r.scope ?? '', arr(r.limitations)]);
+  const shared = list.every((r) => terms(r) === terms(list[0])) ? list[0] : null;
+  const scopeOf = (r) =>
+    el('div', { class: 'req-scope' }, r.scope ? el('p', { class: 'note' }, el('span', { class: 'term-name', text: 'Scope: ' }), text(r.scope)) : null,
+      arr(r.limitations).length ? el('ul', { class: 'note limitations' }, arr(r.limitations).map((l) => el('li', { text: l }))) : null);
   const rows = list.map((r) => {
     const met = r.status === 'supported-within-declared-scope';
     return el(
       'tr',
       { 'data-requirement': r.id, 'data-status': met ? 'met' : 'unmet' },
-      el('th', { scope: 'row' }, el('span', { text: r.label }), el('div', { class: 'small-id' }, code(r.id)), r.scope ? el('div', { class: 'note', text: r.scope }) : null,
-        arr(r.limitations).length ? el('ul', { class: 'note' }, arr(r.limitations).map((l) => el('li', { text: l }))) : null),
+      el('th', { scope: 'row' }, el('span', { class: 'req-label', text: r.label }), el('div', { class: 'small-id' }, code(r.id)),
+        !shared && (r.scope || arr(r.limitations).length)
+          ? el('details', { class: 'req-terms' }, el('summary', { text: 'Scope and limitations of this requirement' }), scopeOf(r))
+          : null),
       el('td', {}, el('span', { class: `badge ${met ? 'met' : 'unmet'}`, text: met ? 'met' : 'unmet' }), el('div', { class: 'note', text: r.status })),
       el('td', {}, String(arr(r.required).length)),
       el('td', {}, idList(arr(r.missing), labels)),
@@ -180,9 +248,12 @@ function requirements(pkg, labels) {
   return section(
     'requirements',
     'Evidence requirements',
+    shared && (shared.scope || arr(shared.limitations).length)
+      ? el('div', { id: 'requirements-terms' }, el('h4', { text: `Scope and limitations (the same for all ${list.length} requirements)` }), scopeOf(shared))
+      : null,
     el(
       'div',
-      { class: 'table-wrap' },
+      { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Evidence requirements table (scrolls sideways)' },
       el(
         'table',
         { id: 'requirements-table' },
@@ -234,11 +305,11 @@ function budget(pkg) {
     'Budget used',
     el(
       'div',
-      { class: 'table-wrap' },
+      { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Budget table (scrolls sideways)' },
       el(
         'table',
         { id: 'budget-table' },
-        el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'Resource' }), el('th', { scope: 'col', text: 'Used' }), el('th', { scope: 'col', text: 'Allowed' }), el('th', { scope: 'col', text: '' }))),
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'Resource' }), el('th', { scope: 'col', text: 'Used' }), el('th', { scope: 'col', text: 'Allowed' }), el('th', { scope: 'col', text: 'Share used' }))),
         el('tbody', {}, row('Records', b.used_nodes, b.max_nodes), row('Relationships', b.used_relationships, b.max_relationships), row('Depth', b.reached_depth, b.max_depth), row('Bytes', b.used_bytes, b.max_bytes)),
       ),
     ),
@@ -262,9 +333,12 @@ function graph(pkg, labels, openRecord) {
     'Graph of the selected evidence',
     el('p', { id: 'graph-note', class: 'note', text: graphNote(model) }),
     graphLegend(),
-    model.nodes.length ? el('div', { class: 'graph-wrap' }, renderGraph(model, openRecord)) : none('No record was selected, so there is nothing to draw.'),
-    el('p', { class: 'note', text: 'Arrows point from the record that holds a relationship to the record it leads to. Select a box (or Tab to it and press Enter) to open its record.' }),
-    el('details', { class: 'graph-table-box', open: arr(pkg.relationships).length <= 20 }, el('summary', { text: `Relationships as a table (${arr(pkg.relationships).length})` }), el('div', { class: 'table-wrap' }, table)),
+    el('p', { class: 'note', text: 'Arrows point from the record that holds a relationship to the record it leads to. Select a box to open its record. With the keyboard the graph is one stop: Tab to it, move between boxes with the arrow keys (Home and End for the first and last) and press Enter to open one.' }),
+    model.nodes.length
+      ? el('div', { class: 'graph-wrap', tabindex: '-1', role: 'region', 'aria-label': 'Graph drawing (scrolls in both directions)' }, renderGraph(model, openRecord))
+      : none('No record was selected, so there is nothing to draw.'),
+    el('details', { class: 'graph-table-box', open: arr(pkg.relationships).length <= 20 }, el('summary', { text: `Relationships as a table (${arr(pkg.relationships).length})` }),
+      el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Relationships table (scrolls sideways)' }, table)),
   );
 }
 
@@ -313,9 +387,28 @@ function evidenceUnit(unit) {
   );
 }
 
-function recordItem(item, index) {
+const IRI_TOKEN = /(https?:\/\/[^\s,;]+)/;
+
+/**
+ * A selection reason with the record ids and predicate IRIs it mentions shown by their
+ * labels (the id stays available as the element's title and data-id).
+ */
+export function reasonText(reason, labels) {
+  return String(reason)
+    .split(IRI_TOKEN)
+    .filter((part) => part !== '')
+    .map((part) => {
+      if (!IRI_TOKEN.test(part)) return text(part);
+      if (labels.has(part)) return el('span', { class: 'id-label', 'data-id': part, title: part, text: `“${labels.get(part)}”` });
+      const predicate = predicateName(part);
+      if (predicate !== part) return el('span', { class: 'predicate', 'data-id': part, title: part, text: predicate });
+      return code(part);
+    });
+}
+
+function recordItem(item, index, labels) {
   const r = item.record ?? {};
-  const textBox = el('pre', { class: 'record-text-body' });
+  const textBox = el('pre', { class: 'record-text-body', tabindex: '0', role: 'region', 'aria-label': `Record text: ${r.label ?? r.id ?? ''}` });
   const textDetails = el(
     'details',
     { class: 'record-text' },
@@ -329,7 +422,12 @@ function recordItem(item, index) {
   const depth = Math.min(...arr(item.paths).map((p) => arr(p.assertions).length), Number.POSITIVE_INFINITY);
   return el(
     'details',
-    { class: `record record-${r.kind}`, id: `record-${index}`, 'data-id': r.id },
+    {
+      class: `record record-${r.kind}`,
+      id: `record-${index}`,
+      'data-id': r.id,
+      'data-search': [r.label, r.id, r.kind, r.assertion_status, r.review_status].map((v) => String(v ?? '').toLowerCase()).join(' '),
+    },
     el('summary', {}, el('span', { class: 'record-label', text: r.label ?? '' }), ' ', el('span', { class: `badge kind-${r.kind}`, text: r.kind ?? '' }), ' ',
       el('span', { class: 'badge', text: r.assertion_status ?? '' }), ' ', el('span', { class: 'badge review', text: r.review_status ?? 'review status not stated' })),
     el(
@@ -346,9 +444,9 @@ function recordItem(item, index) {
         ['Reached', text(Number.isFinite(depth) ? (depth === 0 ? 'directly from the question (seed)' : `after ${depth} hop${depth === 1 ? '' : 's'}`) : '')],
         arr(r.conflicts_with).length ? ['Declared conflicts', idList(arr(r.conflicts_with), new Map())] : null,
       ]),
-      el('h5', { text: 'Why it was selected' }),
-      el('ul', { class: 'reasons' }, arr(item.reasons).map((x) => el('li', { text: x }))),
-      el('h5', { text: 'Provenance' }),
+      el('h4', { text: 'Why it was selected' }),
+      el('ul', { class: 'reasons' }, arr(item.reasons).map((x) => el('li', {}, reasonText(x, labels)))),
+      el('h4', { text: 'Provenance' }),
       provenanceList(arr(r.provenance)),
       evidenceUnit(r.evidence_unit),
       textDetails,
@@ -356,12 +454,31 @@ function recordItem(item, index) {
   );
 }
 
-function records(pkg) {
+function recordFilter(list) {
+  const input = el('input', { id: 'record-filter', type: 'search', autocomplete: 'off', 'aria-describedby': 'record-filter-note' });
+  const note = el('p', { id: 'record-filter-note', class: 'note', role: 'status', 'aria-live': 'polite', text: `Showing all ${list.length} records.` });
+  input.addEventListener('input', () => {
+    const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const container = input.closest('section');
+    let shown = 0;
+    for (const d of container.querySelectorAll('details.record')) {
+      const hay = d.dataset.search ?? '';
+      const match = words.every((w) => hay.includes(w));
+      d.hidden = !match;
+      if (match) shown += 1;
+    }
+    note.textContent = words.length ? `Showing ${shown} of ${list.length} records.` : `Showing all ${list.length} records.`;
+  });
+  return el('div', { class: 'field record-filter' }, el('label', { for: 'record-filter', text: 'Filter records (label, id, kind or status)' }), input, note);
+}
+
+function records(pkg, labels) {
   const list = arr(pkg.selected);
   return section(
     'records',
     `Selected records (${list.length})`,
-    list.length ? el('div', { class: 'record-list' }, list.map((item, i) => recordItem(item, i))) : none('No record was selected.'),
+    list.length > 1 ? recordFilter(list) : null,
+    list.length ? el('div', { class: 'record-list' }, list.map((item, i) => recordItem(item, i, labels))) : none('No record was selected.'),
   );
 }
 
@@ -395,17 +512,18 @@ export function openRecord(container, id) {
  */
 export function renderPackage(container, pkg, actions, handlers) {
   const labels = new Map(arr(pkg.selected).map((s) => [s.record.id, s.record.label]));
+  for (const c of arr(pkg.resolved_concepts)) if (!labels.has(c.id) && c.label) labels.set(c.id, c.label);
   const keep = container.querySelector('h2');
   clear(container);
   if (keep) container.append(keep);
   container.append(
     identity(pkg, handlers),
-    statusPanel(pkg, actions),
+    statusPanel(pkg, actions, labels),
     concepts(pkg, labels),
     requirements(pkg, labels),
     missing(pkg, labels),
     graph(pkg, labels, (id) => openRecord(container, id)),
-    records(pkg),
+    records(pkg, labels),
     scope(pkg),
     budget(pkg),
     packageFacts(pkg),

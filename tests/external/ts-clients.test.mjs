@@ -64,6 +64,11 @@ const TOOL_CALLS = {
   ask_okf: (ctx) => ({ bundle: ctx.bundle, question: ctx.question }),
   okf_get_context: (ctx) => ({ context_id: ctx.contextId }),
   okf_explain_context: (ctx) => ({ context_id: ctx.contextId, record_id: ctx.recordId }),
+  ask_okf_manifest: (ctx) => ({ bundle: ctx.bundle, question: ctx.question, delivery_bytes: 16384 }),
+  read_okf_evidence: (ctx) => ({
+    bundle: ctx.bundle, question: ctx.question, context_id: ctx.contextId,
+    section: 'record_text', record_id: ctx.recordId, delivery_bytes: 8192,
+  }),
 };
 
 /** What each tool's result must say beyond the generic checks. */
@@ -81,6 +86,21 @@ const TOOL_CHECKS = {
   okf_explain_context: (ctx, result) => {
     assert.equal(result.structuredContent.context_id, ctx.contextId);
     assert.equal(result.structuredContent.item.record.id, ctx.recordId);
+  },
+  ask_okf_manifest: (ctx, result) => {
+    const page = result.structuredContent;
+    assert.equal(page.schema, 'okf-context-manifest.v1');
+    assert.equal(page.context_id, ctx.contextId);
+    assert.ok(page.response_bytes <= 16384);
+    assert.equal(page.records[0].id, ctx.recordId);
+    assert.ok(result.content.some((c) => c.type === 'resource_link' && c.uri === page.review_url));
+  },
+  read_okf_evidence: (ctx, result) => {
+    const slice = result.structuredContent;
+    assert.equal(slice.schema, 'okf-context-read.v1');
+    assert.equal(slice.context_id, ctx.contextId);
+    assert.equal(slice.record_id, ctx.recordId);
+    assert.ok(slice.delivery.used_bytes <= 8192);
   },
 };
 

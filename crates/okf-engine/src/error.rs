@@ -74,6 +74,33 @@ pub enum Error {
     Package(PackageRule),
 }
 
+impl Error {
+    /// The stable machine-readable code adapters report for a refused question or budget
+    /// (the HTTP API, MCP and the WebAssembly module use the same codes).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Question(_) => "invalid_question",
+            Error::Budget { .. } => "invalid_budget",
+            Error::PackageTooSmall { .. } => "budget_too_small",
+            _ => "engine_error",
+        }
+    }
+
+    /// The request field at fault (`question`, `budget`, `budget.max_nodes`, …), where there
+    /// is one.
+    pub fn field(&self) -> Option<String> {
+        match self {
+            Error::Question(_) => Some("question".into()),
+            Error::Budget { key, .. } => Some(
+                key.as_ref()
+                    .map_or_else(|| "budget".to_owned(), |k| format!("budget.{k}")),
+            ),
+            Error::PackageTooSmall { .. } => Some("budget.max_bytes".into()),
+            _ => None,
+        }
+    }
+}
+
 /// Index validation rules (spec §2.2, in checking order).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IndexRule {

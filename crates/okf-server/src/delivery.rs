@@ -7,6 +7,7 @@ use crate::service::{AskRequest, Service, ServiceError};
 use okf_delivery::{Context, DeliveryError, ReadRequest, Section, json_len};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 
 /// Smallest `delivery_bytes` of a catalogue call: room for the replay fields beside a page.
 pub const MIN_CATALOGUE_DELIVERY_BYTES: u64 = 16_384;
@@ -130,14 +131,42 @@ pub struct Delivered {
     pub review_url: String,
 }
 
-/// Replays the request and returns the context, the version that served it and the permalink.
+/// The context a request replays to: a recently delivered one when the request provably
+/// reproduces it (same engine, question, bundle version binding and resolved budget), else a
+/// fresh assembly. Returns the context and the version name that served it.
+fn replayed(
+    service: &Service,
+    request: &AskRequest,
+    expected: Option<&str>,
+) -> Result<(Arc<Context>, String), DeliveryFailure> {
+    let version = service.version_name(request)?;
+    if let Some(cached) = expected.and_then(|id| service.delivered(id))
+        && service.replays_to(request, cached.value())?
+    {
+        return Ok((cached, version));
+    }
+    let answer = service.ask(request)?;
+    let context = Arc::new(Context::from_canonical(answer.package.json.clone())?);
+    service.keep_delivered(Arc::clone(&context));
+    Ok((context, answer.version))
+}
+
+/// A replayed context with the fields every delivery result carries.
+struct Replay {
+    context: Arc<Context>,
+    /// `replay` and `replay_identity`.
+    extras: Map<String, Value>,
+    review_url: String,
+}
+
+/// Replays the request and returns the context, the replay fields and the permalink.
 fn replay(
     service: &Service,
     request: AskRequest,
+    expected: Option<&str>,
     origin: &str,
-) -> Result<(Context, Map<String, Value>, String), DeliveryFailure> {
-    let answer = service.ask(&request)?;
-    let context = Context::from_canonical(answer.package.json.clone())?;
+) -> Result<Replay, DeliveryFailure> {
+    let (context, version) = replayed(service, &request, expected)?;
     let budget = context
         .value()
         .get("budget")
@@ -156,8 +185,8 @@ fn replay(
     replay.insert(
         "replay".into(),
         json!({
-            "bundle": answer.bundle,
-            "version": answer.version,
+            "bundle": request.bundle,
+            "version": version,
             "engine_id": okf_engine::ENGINE_ID,
             "budget": budget,
         }),
@@ -173,7 +202,11 @@ fn replay(
             "package_sha256": package_sha256,
         }),
     );
-    Ok((context, replay, review_url))
+    Ok(Replay {
+        context,
+        extras: replay,
+        review_url,
+    })
 }
 
 /// `application/x-www-form-urlencoded`, as the page's `URLSearchParams` reads it.
@@ -247,7 +280,11 @@ pub fn catalogue(
         as_of: args.as_of,
         budget: args.budget,
     };
-    let (context, mut extras, review_url) = replay(service, request, origin)?;
+    let Replay {
+        context,
+        mut extras,
+        review_url,
+    } = replay(service, request, args.context_id.as_deref(), origin)?;
     if let Some(expected) = &args.context_id {
         context.expect_id(expected)?;
     }
@@ -308,7 +345,11 @@ pub fn read(service: &Service, args: ReadArgs, origin: &str) -> Result<Delivered
         as_of: args.as_of,
         budget: args.budget,
     };
-    let (context, extras, review_url) = replay(service, request, origin)?;
+    let Replay {
+        context,
+        extras,
+        review_url,
+    } = replay(service, request, Some(&args.context_id), origin)?;
     let read = ReadRequest {
         context_id: args.context_id,
         section,

@@ -153,6 +153,10 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
         .route("/api/read", post(read_evidence))
         .route("/api/context/{context_id}", get(context))
         .route("/api/bundles", get(bundles))
+        .route(
+            "/api/bundles/{bundle}/versions/{version}/index",
+            get(index_file),
+        )
         .route("/api/workbenches", get(workbenches))
         .route("/workbench/{id}/{*path}", get(workbench_file))
         .route("/health", get(health))
@@ -656,4 +660,45 @@ async fn schema(Path(name): Path<String>) -> Response {
         Some(text) => ([(header::CONTENT_TYPE, "application/schema+json")], text).into_response(),
         None => error_body(StatusCode::NOT_FOUND, "not_found", "no such schema", None),
     }
+}
+
+/// Header naming the binding URL the server records for a served index.
+const BINDING_URL_HEADER: &str = "okf-binding-url";
+/// Header naming the binding digest the server records for a served index.
+const BINDING_SHA256_HEADER: &str = "okf-binding-sha256";
+
+/// The verified bytes of an allow-listed index (read-only), with the binding the server
+/// records in its packages, so the page can assemble the same package locally.
+async fn index_file(
+    State(state): State<AppState>,
+    Path((bundle, version)): Path<(String, String)>,
+) -> Response {
+    let (_, loaded) = match state.service.index_file(&bundle, Some(&version)) {
+        Ok(found) => found,
+        Err(e) => return service_error(&e),
+    };
+    let (Ok(url), Ok(sha)) = (
+        HeaderValue::from_str(&loaded.binding.index_url),
+        HeaderValue::from_str(&loaded.binding.index_sha256),
+    ) else {
+        return error_body(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the binding cannot be sent as a header",
+            None,
+        );
+    };
+    let mut response = (
+        [(header::CONTENT_TYPE, "application/json")],
+        Body::from(loaded.bytes.clone()),
+    )
+        .into_response();
+    let headers = response.headers_mut();
+    headers.insert(BINDING_URL_HEADER, url);
+    headers.insert(BINDING_SHA256_HEADER, sha);
+    response.extensions_mut().insert(LogFields {
+        bundle: Some(bundle),
+        evidence_status: None,
+    });
+    response
 }

@@ -1,7 +1,8 @@
 //! The web page for people at `/`: plain HTML, CSS and ES modules from the top-level `web/`
 //! directory, embedded in the binary and served under a strict Content-Security-Policy. The
-//! page uses only the HTTP API (`/api/ask`, `/api/context/{id}`, `/api/bundles`), so it shows
-//! the same package bytes as `okf ask`.
+//! page uses only the HTTP API (`/api/ask`, `/api/context/{id}`, `/api/bundles`), or the
+//! engine itself as WebAssembly (`/assets/okf.wasm`) over the read-only index route, so it
+//! shows the same package bytes as `okf ask` either way.
 
 use axum::Router;
 use axum::extract::Path;
@@ -10,20 +11,25 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 /// The policy every page response carries: only this origin's scripts, styles and
-/// connections; no inline code, no frames, no other origins.
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+/// connections; no inline code, no frames, no other origins. `'wasm-unsafe-eval'` lets the
+/// page compile its own WebAssembly module (still only from this origin); nothing wider.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; \
      connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const HTML: &str = "text/html; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
 const SVG: &str = "image/svg+xml";
+const WASM: &str = "application/wasm";
 
 /// The page itself.
 const INDEX: &str = include_str!("../../../web/index.html");
 
+/// The engine as a WebAssembly module (`crates/okf-wasm`, built by `scripts/build-wasm`).
+pub const WASM_MODULE: &[u8] = include_bytes!("../../../web/okf.wasm");
+
 /// Static assets under `/assets/{name}`: name, content type, bytes.
-pub const ASSETS: [(&str, &str, &str); 9] = [
+pub const ASSETS: [(&str, &str, &str); 10] = [
     ("app.js", JS, include_str!("../../../web/app.js")),
     ("api.js", JS, include_str!("../../../web/api.js")),
     ("dom.js", JS, include_str!("../../../web/dom.js")),
@@ -31,6 +37,7 @@ pub const ASSETS: [(&str, &str, &str); 9] = [
     ("render.js", JS, include_str!("../../../web/render.js")),
     ("validate.js", JS, include_str!("../../../web/validate.js")),
     ("webmcp.js", JS, include_str!("../../../web/webmcp.js")),
+    ("local.js", JS, include_str!("../../../web/local.js")),
     ("style.css", CSS, include_str!("../../../web/style.css")),
     ("icon.svg", SVG, include_str!("../../../web/icon.svg")),
 ];
@@ -43,7 +50,7 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route("/assets/{name}", get(asset))
 }
 
-fn page_response(content_type: &'static str, body: &'static str) -> Response {
+fn page_response(content_type: &'static str, body: &'static [u8]) -> Response {
     (
         [
             (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
@@ -68,12 +75,15 @@ fn page_response(content_type: &'static str, body: &'static str) -> Response {
 }
 
 async fn index() -> Response {
-    page_response(HTML, INDEX)
+    page_response(HTML, INDEX.as_bytes())
 }
 
 async fn asset(Path(name): Path<String>) -> Response {
+    if name == "okf.wasm" {
+        return page_response(WASM, WASM_MODULE);
+    }
     match ASSETS.iter().find(|(n, _, _)| *n == name) {
-        Some((_, content_type, body)) => page_response(content_type, body),
+        Some((_, content_type, body)) => page_response(content_type, body.as_bytes()),
         None => {
             let mut response = (StatusCode::NOT_FOUND, "no such asset").into_response();
             response.headers_mut().insert(
@@ -123,12 +133,13 @@ mod tests {
 
     #[tokio::test]
     async fn page_and_assets_are_served_with_csp_and_content_types() {
-        let mut cases = vec![("/".to_owned(), HTML, INDEX)];
-        cases.extend(
-            ASSETS.iter().map(|(name, content_type, body)| {
-                (format!("/assets/{name}"), *content_type, *body)
-            }),
-        );
+        let mut cases = vec![
+            ("/".to_owned(), HTML, INDEX.as_bytes()),
+            ("/assets/okf.wasm".to_owned(), WASM, WASM_MODULE),
+        ];
+        cases.extend(ASSETS.iter().map(|(name, content_type, body)| {
+            (format!("/assets/{name}"), *content_type, body.as_bytes())
+        }));
         for (path, content_type, body) in cases {
             let response = get(&path).await;
             assert_eq!(response.status(), StatusCode::OK, "{path}");
@@ -151,12 +162,41 @@ mod tests {
             );
             assert_eq!(header_of(&response, "x-frame-options"), "DENY", "{path}");
             let bytes = to_bytes(response.into_body(), 1 << 20).await.unwrap();
-            assert_eq!(&bytes[..], body.as_bytes(), "{path}");
+            assert_eq!(&bytes[..], body, "{path}");
         }
         let missing = get("/assets/nope.js").await;
         assert_eq!(missing.status(), StatusCode::NOT_FOUND);
         let traversal = get("/assets/..%2Fweb%2Findex.html").await;
         assert_eq!(traversal.status(), StatusCode::NOT_FOUND);
+    }
+
+    #[test]
+    fn csp_allows_webassembly_compilation_and_nothing_wider() {
+        let directives: Vec<&str> = CONTENT_SECURITY_POLICY.split("; ").collect();
+        assert!(directives.contains(&"script-src 'self' 'wasm-unsafe-eval'"));
+        assert!(!CONTENT_SECURITY_POLICY.contains("'unsafe-eval'"));
+        assert!(!CONTENT_SECURITY_POLICY.contains("'unsafe-inline'"));
+        assert!(directives.contains(&"default-src 'none'"));
+        assert!(directives.contains(&"connect-src 'self'"));
+    }
+
+    #[test]
+    fn the_embedded_module_is_webassembly_exporting_the_page_interface() {
+        assert_eq!(&WASM_MODULE[..8], b"\0asm\x01\0\0\0");
+        for export in [
+            "okf_input",
+            "okf_load_index",
+            "okf_ask",
+            "okf_output_ptr",
+            "okf_output_len",
+        ] {
+            assert!(
+                WASM_MODULE
+                    .windows(export.len())
+                    .any(|w| w == export.as_bytes()),
+                "{export}"
+            );
+        }
     }
 
     #[test]

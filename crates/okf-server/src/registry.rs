@@ -91,6 +91,8 @@ pub struct LoadedVersion {
     pub index: Arc<ContextIndex>,
     /// Binding recorded in packages: the declared URL and the file's SHA-256.
     pub binding: Binding,
+    /// The verified file bytes, served read-only so the page can assemble locally.
+    pub bytes: bytes::Bytes,
 }
 
 /// A version entry as listed by `/api/bundles`.
@@ -182,6 +184,7 @@ impl Registry {
             state: Ok(LoadedVersion {
                 index: Arc::new(index),
                 binding,
+                bytes: bytes::Bytes::copy_from_slice(index_json.as_bytes()),
             }),
         };
         let mut registry = Registry::default();
@@ -358,6 +361,7 @@ fn load_version(
     Ok(LoadedVersion {
         index: Arc::new(index),
         binding,
+        bytes: bytes.into(),
     })
 }
 

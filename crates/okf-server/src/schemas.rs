@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 /// Schema files served under `/schemas/<name>`, embedded at build time.
-pub const FILES: [(&str, &str); 6] = [
+pub const FILES: [(&str, &str); 8] = [
     (
         "package.schema.json",
         include_str!("../../../schemas/package.schema.json"),
@@ -23,6 +23,14 @@ pub const FILES: [(&str, &str); 6] = [
     (
         "health.schema.json",
         include_str!("../../../schemas/health.schema.json"),
+    ),
+    (
+        "catalogue.schema.json",
+        include_str!("../../../schemas/catalogue.schema.json"),
+    ),
+    (
+        "read.schema.json",
+        include_str!("../../../schemas/read.schema.json"),
     ),
     (
         "explain.schema.json",
@@ -51,4 +59,14 @@ pub fn package() -> Value {
 /// The ask request schema, used as `ask_okf`'s `inputSchema`.
 pub fn ask_request() -> Value {
     parsed("ask-request.schema.json")
+}
+
+/// The catalogue page schema, used as `ask_okf_manifest`'s `outputSchema`.
+pub fn catalogue() -> Value {
+    parsed("catalogue.schema.json")
+}
+
+/// The read envelope schema, used as `read_okf_evidence`'s `outputSchema`.
+pub fn read() -> Value {
+    parsed("read.schema.json")
 }

@@ -80,10 +80,7 @@ impl ServiceError {
             ServiceError::UnknownBundle { .. } => "unknown_bundle",
             ServiceError::UnknownVersion(_) => "unknown_version",
             ServiceError::Unavailable { .. } => "bundle_unavailable",
-            ServiceError::Engine(okf_engine::Error::Question(_)) => "invalid_question",
-            ServiceError::Engine(okf_engine::Error::Budget { .. }) => "invalid_budget",
-            ServiceError::Engine(okf_engine::Error::PackageTooSmall { .. }) => "budget_too_small",
-            ServiceError::Engine(_) => "engine_error",
+            ServiceError::Engine(e) => e.code(),
             ServiceError::ContextNotRetained(_) => "context_not_retained",
         }
     }
@@ -96,15 +93,8 @@ impl ServiceError {
             ServiceError::UnknownVersion(_) | ServiceError::Unavailable { .. } => {
                 Some("version".into())
             }
-            ServiceError::Engine(okf_engine::Error::Question(_)) => Some("question".into()),
-            ServiceError::Engine(okf_engine::Error::Budget { key, .. }) => Some(
-                key.as_ref()
-                    .map_or_else(|| "budget".to_owned(), |k| format!("budget.{k}")),
-            ),
-            ServiceError::Engine(okf_engine::Error::PackageTooSmall { .. }) => {
-                Some("budget.max_bytes".into())
-            }
-            _ => None,
+            ServiceError::Engine(e) => e.field(),
+            ServiceError::ContextNotRetained(_) => None,
         }
     }
 }
@@ -204,6 +194,9 @@ pub struct Service {
     registry: Registry,
     cache: Mutex<ContextCache>,
     cache_limits: CacheLimits,
+    /// The last few contexts delivered in bounded pieces, parsed and indexed once, so a client
+    /// paging through one package does not re-assemble and re-parse it on every call.
+    delivered: Mutex<std::collections::VecDeque<Arc<okf_delivery::Context>>>,
 }
 
 /// `^urn:sha256:[0-9a-f]{64}$`.
@@ -218,6 +211,7 @@ impl Service {
         Service {
             registry,
             cache: Mutex::new(ContextCache::default()),
+            delivered: Mutex::new(std::collections::VecDeque::new()),
             cache_limits,
         }
     }
@@ -250,12 +244,37 @@ impl Service {
             })
     }
 
+    /// The name of the version a request selects (checked as `ask` checks it).
+    pub fn version_name(&self, req: &AskRequest) -> Result<String, ServiceError> {
+        self.version(req).map(|(name, _)| name.to_owned())
+    }
+
     fn version<'r>(
         &'r self,
         req: &AskRequest,
     ) -> Result<(&'r str, &'r LoadedVersion), ServiceError> {
-        let bundle = self.bundle(&req.bundle)?;
-        let name: &str = match (&req.version, &req.as_of) {
+        self.select(&req.bundle, req.version.as_deref(), req.as_of.as_deref())
+    }
+
+    /// The verified index of a bundle version (default version without `version`), as the
+    /// registry loaded it: its file bytes and the binding packages record. Read-only; the
+    /// bundle is a logical id, never a URL or path.
+    pub fn index_file(
+        &self,
+        bundle: &str,
+        version: Option<&str>,
+    ) -> Result<(&str, &LoadedVersion), ServiceError> {
+        self.select(bundle, version, None)
+    }
+
+    fn select<'r>(
+        &'r self,
+        bundle: &str,
+        version: Option<&str>,
+        as_of: Option<&str>,
+    ) -> Result<(&'r str, &'r LoadedVersion), ServiceError> {
+        let bundle = self.bundle(bundle)?;
+        let name: &str = match (version, as_of) {
             (Some(_), Some(_)) => {
                 return Err(invalid("as_of", "give either version or as_of, not both"));
             }
@@ -265,7 +284,7 @@ impl Service {
                 }
                 bundle
                     .versions
-                    .get_key_value(v.as_str())
+                    .get_key_value(v)
                     .map(|(k, _)| k.as_str())
                     .ok_or_else(|| {
                         ServiceError::UnknownVersion(format!(
@@ -284,7 +303,7 @@ impl Service {
                     .filter_map(|v| {
                         v.published
                             .as_deref()
-                            .filter(|p| *p <= date.as_str())
+                            .filter(|p| *p <= date)
                             .map(|p| (p, v.name.as_str()))
                     })
                     .max()
@@ -305,6 +324,50 @@ impl Service {
                 bundle: bundle.id.clone(),
                 version: entry.name.clone(),
             }),
+        }
+    }
+
+    /// Whether replaying `req` would reproduce `package` exactly: the package is this engine's,
+    /// for the same question, bound to the same bundle version, under the same resolved budget.
+    /// Assembly is deterministic over exactly these inputs, so a match needs no re-assembly.
+    pub fn replays_to(&self, req: &AskRequest, package: &Value) -> Result<bool, ServiceError> {
+        let (_, loaded) = self.version(req)?;
+        let budget = match &req.budget {
+            None => Budget::default(),
+            Some(b) => Budget::from_json(b)?,
+        };
+        let limits = package.get("budget");
+        let limit = |key: &str| limits.and_then(|b| b.get(key)).and_then(Value::as_u64);
+        Ok(
+            package.get("engine").and_then(Value::as_str) == Some(okf_engine::ENGINE_ID)
+                && package.get("question").and_then(Value::as_str) == Some(req.question.as_str())
+                && package
+                    .pointer("/binding/index_url")
+                    .and_then(Value::as_str)
+                    == Some(loaded.binding.index_url.as_str())
+                && package
+                    .pointer("/binding/index_sha256")
+                    .and_then(Value::as_str)
+                    == Some(loaded.binding.index_sha256.as_str())
+                && limit("max_nodes") == Some(budget.max_nodes)
+                && limit("max_relationships") == Some(budget.max_relationships)
+                && limit("max_depth") == Some(budget.max_depth)
+                && limit("max_bytes") == Some(budget.max_bytes),
+        )
+    }
+
+    /// A recently delivered context by id.
+    pub fn delivered(&self, context_id: &str) -> Option<Arc<okf_delivery::Context>> {
+        let list = self.delivered.lock().ok()?;
+        list.iter().find(|c| c.context_id() == context_id).cloned()
+    }
+
+    /// Keeps a delivered context for the next calls (the four most recent).
+    pub fn keep_delivered(&self, context: Arc<okf_delivery::Context>) {
+        if let Ok(mut list) = self.delivered.lock() {
+            list.retain(|c| c.context_id() != context.context_id());
+            list.push_front(context);
+            list.truncate(4);
         }
     }
 

@@ -360,7 +360,7 @@ fn ask_requests_are_validated_before_anything_is_assembled() {
 }
 
 #[test]
-fn mcp_lists_three_read_only_tools_with_the_package_output_schema() {
+fn mcp_lists_five_read_only_tools_with_their_output_schemas() {
     let server = Server::start(&[]);
     let init = server.mcp(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}),
@@ -379,7 +379,16 @@ fn mcp_lists_three_read_only_tools_with_the_package_output_schema() {
         .json();
     let tools = list["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["ask_okf", "okf_get_context", "okf_explain_context"]);
+    assert_eq!(
+        names,
+        [
+            "ask_okf",
+            "okf_get_context",
+            "okf_explain_context",
+            "ask_okf_manifest",
+            "read_okf_evidence"
+        ]
+    );
     for t in tools {
         let a = &t["annotations"];
         assert_eq!(
@@ -633,4 +642,31 @@ fn external_python_mcp_client_lists_tools_and_calls_ask_okf_in_every_protocol_er
     );
     assert!(report.contains("checks failed: 0"), "{report}");
     assert_eq!(report.matches("ok   ").count(), 18, "{report}");
+}
+
+#[test]
+#[ignore = "needs the external Python MCP client that scripts/test installs (OKF_MCP_CLIENT_PYTHON)"]
+fn external_python_mcp_client_rebuilds_the_dwp_package_from_bounded_reads() {
+    let python = std::env::var("OKF_MCP_CLIENT_PYTHON")
+        .expect("OKF_MCP_CLIENT_PYTHON names the venv python; run scripts/test");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/external/mcp_python_delivery.py");
+    let dir = temp_dir("python-delivery");
+    let registry = dwp_registry(&dir, "");
+    let server = Server::start(&["--registry", registry.to_str().unwrap()]);
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(format!("http://{}/mcp", server.addr))
+        .arg(format!("http://{}/api/ask", server.addr))
+        .arg("okf-dwp")
+        .arg("A claimant is imprisoned. Explain the effect on JSA, IS, State Pension Credit and ESA, distinguishing loss of payment from loss of entitlement, and trace each conclusion to the relevant DMG guidance.")
+        .output()
+        .expect("python runs");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains("checks failed: 0"), "{report}");
 }

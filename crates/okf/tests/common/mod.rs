@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStderr, Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 /// Runs `okf` with arguments.
@@ -57,7 +57,10 @@ pub struct Server {
     child: Child,
     /// `127.0.0.1:PORT`.
     pub addr: String,
-    stderr: Option<ChildStderr>,
+    /// Everything the server logged so far, drained continuously so a chatty server never
+    /// blocks on a full stderr pipe.
+    log: std::sync::Arc<std::sync::Mutex<String>>,
+    drain: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Server {
@@ -78,11 +81,22 @@ impl Server {
             .strip_prefix("listening on http://")
             .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
             .to_owned();
-        let stderr = child.stderr.take();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let drain = child.stderr.take().map(|stderr| {
+            let log = std::sync::Arc::clone(&log);
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    let mut log = log.lock().unwrap();
+                    log.push_str(&line);
+                    log.push('\n');
+                }
+            })
+        });
         Server {
             child,
             addr,
-            stderr,
+            log,
+            drain,
         }
     }
 
@@ -95,11 +109,10 @@ impl Server {
     pub fn stop(mut self) -> String {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let mut log = String::new();
-        if let Some(mut e) = self.stderr.take() {
-            let _ = e.read_to_string(&mut log);
+        if let Some(drain) = self.drain.take() {
+            let _ = drain.join();
         }
-        log
+        std::mem::take(&mut *self.log.lock().unwrap())
     }
 
     /// Sends one request and reads the whole response.

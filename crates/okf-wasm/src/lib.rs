@@ -1,0 +1,330 @@
+//! # okf-wasm
+//!
+//! The Ask OKF engine compiled to WebAssembly for the web page, so the page can assemble a
+//! package locally with the same code (and therefore the same bytes) as `okf ask`,
+//! `POST /api/ask` and MCP `ask_okf`.
+//!
+//! The interface is deliberately tiny and byte-oriented (JSON in, JSON out), with no
+//! generated glue: the page writes request bytes into the module's input buffer, calls one
+//! function, and reads the output buffer.
+//!
+//! | export | input buffer | output buffer on `0` | on `1` |
+//! |---|---|---|---|
+//! | `okf_load_index()` | index file bytes | [`IndexInfo`] JSON | error JSON |
+//! | `okf_ask()` | [`AskInput`] JSON | the package's canonical JSON | error JSON |
+//!
+//! Error JSON has the HTTP API's shape: `{"error":{"code","message","field"?}}`.
+//! The safe logic lives in [`Module`]; the `ffi` module only exports it.
+
+use okf_engine::{Assembled, Binding, Budget, ContextIndex, assemble, canonical::sha256_hex};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+mod ffi;
+
+/// Why a call produced no package.
+#[derive(Debug, thiserror::Error)]
+pub enum WasmError {
+    /// The request bytes are not the documented JSON object.
+    #[error("{field}: {message}")]
+    Request {
+        /// The field at fault (`request` when the whole body is wrong).
+        field: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// `okf_ask` was called before an index was loaded.
+    #[error("no index is loaded; call okf_load_index first")]
+    NoIndex,
+    /// The binding's digest is neither the loaded file's SHA-256 nor its canonical digest.
+    #[error(
+        "binding.index_sha256: {given} is neither the SHA-256 of the loaded index file nor of its canonical JSON"
+    )]
+    BindingMismatch {
+        /// The digest the request gave.
+        given: String,
+    },
+    /// The engine refused the index, question or budget.
+    #[error(transparent)]
+    Engine(#[from] okf_engine::Error),
+}
+
+impl WasmError {
+    /// The machine-readable code, the same as the HTTP API's for the same refusal.
+    pub fn code(&self) -> &'static str {
+        match self {
+            WasmError::Request { .. } => "invalid_request",
+            WasmError::NoIndex => "no_index",
+            WasmError::BindingMismatch { .. } => "binding_mismatch",
+            WasmError::Engine(okf_engine::Error::Index { .. } | okf_engine::Error::Json { .. }) => {
+                "invalid_index"
+            }
+            WasmError::Engine(e) => e.code(),
+        }
+    }
+
+    /// The field at fault, where there is one.
+    pub fn field(&self) -> Option<String> {
+        match self {
+            WasmError::Request { field, .. } => Some((*field).to_owned()),
+            WasmError::NoIndex => None,
+            WasmError::BindingMismatch { .. } => Some("binding.index_sha256".into()),
+            WasmError::Engine(e) => e.field(),
+        }
+    }
+
+    /// `{"error":{"code","message","field"?}}`, as the HTTP API writes it.
+    pub fn to_json(&self) -> String {
+        let mut error = serde_json::Map::new();
+        error.insert("code".into(), Value::from(self.code()));
+        error.insert("message".into(), Value::from(self.to_string()));
+        if let Some(field) = self.field() {
+            error.insert("field".into(), Value::from(field));
+        }
+        let mut body = serde_json::Map::new();
+        body.insert("error".into(), Value::Object(error));
+        Value::Object(body).to_string()
+    }
+}
+
+/// What `okf_load_index` reports about the loaded index.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct IndexInfo {
+    /// `bundle.id` of the index.
+    pub bundle_id: String,
+    /// `bundle.snapshot` of the index.
+    pub snapshot: String,
+    /// SHA-256 of the loaded bytes.
+    pub file_sha256: String,
+    /// SHA-256 of the index's canonical JSON (the default binding digest).
+    pub canonical_sha256: String,
+    /// The engine id packages carry.
+    pub engine: &'static str,
+}
+
+/// The JSON `okf_ask` reads.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AskInput {
+    /// The question (the engine checks its length).
+    pub question: String,
+    /// Budget overrides, checked by the engine's rules (absent: defaults).
+    #[serde(default)]
+    pub budget: Option<Value>,
+    /// The binding the server records for this index (declared URL + digest).
+    pub binding: Binding,
+}
+
+/// A loaded, validated index and the digests a binding may name.
+struct Loaded {
+    index: ContextIndex,
+    file_sha256: String,
+}
+
+/// The module's state: the I/O buffers and the loaded index. The FFI layer keeps one per
+/// instance; tests create their own.
+#[derive(Default)]
+pub struct Module {
+    input: Vec<u8>,
+    output: Vec<u8>,
+    loaded: Option<Loaded>,
+}
+
+impl Module {
+    /// Makes the input buffer `len` bytes long (zeroed) and returns it for the caller to fill.
+    pub fn input(&mut self, len: usize) -> &mut [u8] {
+        self.input.clear();
+        self.input.resize(len, 0);
+        &mut self.input
+    }
+
+    /// The output of the last call.
+    pub fn output(&self) -> &[u8] {
+        &self.output
+    }
+
+    /// Loads and validates the index in the input buffer, replacing any loaded one (only when
+    /// the new one is valid). Returns 0 with [`IndexInfo`] JSON, or 1 with error JSON.
+    pub fn load_index(&mut self) -> u32 {
+        let bytes = std::mem::take(&mut self.input);
+        let outcome = ContextIndex::from_json_slice(&bytes).map_err(WasmError::from);
+        let result = outcome.and_then(|index| {
+            let info = IndexInfo {
+                bundle_id: index.document().bundle.id.clone(),
+                snapshot: index.document().bundle.snapshot.clone(),
+                file_sha256: sha256_hex(&bytes),
+                canonical_sha256: index.default_binding().index_sha256.clone(),
+                engine: okf_engine::ENGINE_ID,
+            };
+            let json = serde_json::to_string(&info).map_err(|e| WasmError::Request {
+                field: "index",
+                message: e.to_string(),
+            })?;
+            self.loaded = Some(Loaded {
+                file_sha256: info.file_sha256,
+                index,
+            });
+            Ok(json.into_bytes())
+        });
+        self.finish(result)
+    }
+
+    /// Assembles a package for the [`AskInput`] in the input buffer. Returns 0 with the
+    /// package bytes, or 1 with error JSON.
+    pub fn ask(&mut self) -> u32 {
+        let bytes = std::mem::take(&mut self.input);
+        let result = self.assemble(&bytes).map(|a| a.json.into_bytes());
+        self.finish(result)
+    }
+
+    fn assemble(&self, bytes: &[u8]) -> Result<Assembled, WasmError> {
+        let input: AskInput = serde_json::from_slice(bytes).map_err(|e| WasmError::Request {
+            field: "request",
+            message: e.to_string(),
+        })?;
+        let loaded = self.loaded.as_ref().ok_or(WasmError::NoIndex)?;
+        let digest = &input.binding.index_sha256;
+        // The page may only bind a package to the bytes it actually loaded.
+        if *digest != loaded.file_sha256 && digest != &loaded.index.default_binding().index_sha256 {
+            return Err(WasmError::BindingMismatch {
+                given: digest.clone(),
+            });
+        }
+        let budget = match &input.budget {
+            None => Budget::default(),
+            Some(b) => Budget::from_json(b)?,
+        };
+        Ok(assemble(
+            &loaded.index,
+            &input.question,
+            &budget,
+            Some(&input.binding),
+        )?)
+    }
+
+    fn finish(&mut self, result: Result<Vec<u8>, WasmError>) -> u32 {
+        match result {
+            Ok(bytes) => {
+                self.output = bytes;
+                0
+            }
+            Err(e) => {
+                self.output = e.to_json().into_bytes();
+                1
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    const EXAMPLE: &str = include_str!("../../okf/example/index.json");
+
+    fn loaded() -> Module {
+        let mut m = Module::default();
+        m.input(EXAMPLE.len()).copy_from_slice(EXAMPLE.as_bytes());
+        assert_eq!(m.load_index(), 0, "{}", String::from_utf8_lossy(m.output()));
+        m
+    }
+
+    fn call_ask(m: &mut Module, request: &Value) -> (u32, String) {
+        let body = request.to_string();
+        m.input(body.len()).copy_from_slice(body.as_bytes());
+        let status = m.ask();
+        (status, String::from_utf8(m.output().to_vec()).unwrap())
+    }
+
+    #[test]
+    fn the_module_returns_the_engine_bytes_for_the_same_binding() {
+        let mut m = loaded();
+        let info: Value = serde_json::from_slice(m.output()).unwrap();
+        let index = ContextIndex::from_json_str(EXAMPLE).unwrap();
+        let binding = index.default_binding().clone();
+        assert_eq!(info["canonical_sha256"], binding.index_sha256.as_str());
+        assert_eq!(info["file_sha256"], sha256_hex(EXAMPLE.as_bytes()).as_str());
+        let budget = serde_json::json!({"max_nodes": 5});
+        let (status, json) = call_ask(
+            &mut m,
+            &serde_json::json!({"question": "How do I borrow books?", "budget": budget, "binding": binding}),
+        );
+        assert_eq!(status, 0, "{json}");
+        let expected = assemble(
+            &index,
+            "How do I borrow books?",
+            &Budget::from_json(&budget).unwrap(),
+            Some(&binding),
+        )
+        .unwrap();
+        assert_eq!(json, expected.json);
+    }
+
+    #[test]
+    fn a_binding_to_other_bytes_is_refused() {
+        let mut m = loaded();
+        let (status, json) = call_ask(
+            &mut m,
+            &serde_json::json!({"question": "How do I borrow books?", "binding": {
+                "index_url": "https://example.org/index.json", "index_sha256": "0".repeat(64)}}),
+        );
+        assert_eq!(status, 1);
+        let error: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(error["error"]["code"], "binding_mismatch");
+        assert_eq!(error["error"]["field"], "binding.index_sha256");
+    }
+
+    #[test]
+    fn bad_requests_name_the_field_and_rule() {
+        let mut m = Module::default();
+        let binding = serde_json::json!({"index_url": "https://example.org/i.json", "index_sha256": "0".repeat(64)});
+        let (status, json) = call_ask(
+            &mut m,
+            &serde_json::json!({"question": "x", "binding": binding}),
+        );
+        assert_eq!((status, json.contains("\"no_index\"")), (1, true), "{json}");
+        let mut m = loaded();
+        let sha = m_canonical(&m);
+        let binding =
+            serde_json::json!({"index_url": "https://example.org/i.json", "index_sha256": sha});
+        for (request, code, field) in [
+            (
+                serde_json::json!({"question": " ", "binding": binding}),
+                "invalid_question",
+                "question",
+            ),
+            (
+                serde_json::json!({"question": "books", "budget": {"max_nodes": 0}, "binding": binding}),
+                "invalid_budget",
+                "budget.max_nodes",
+            ),
+            (
+                serde_json::json!({"question": "books", "binding": binding, "extra": 1}),
+                "invalid_request",
+                "request",
+            ),
+        ] {
+            let (status, json) = call_ask(&mut m, &request);
+            assert_eq!(status, 1, "{json}");
+            let error: Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(error["error"]["code"], code, "{json}");
+            assert_eq!(error["error"]["field"], field, "{json}");
+        }
+        // Not JSON at all, and an invalid index, are reported, never a panic; the previous
+        // index stays loaded.
+        m.input(3).copy_from_slice(b"{x}");
+        assert_eq!(m.load_index(), 1);
+        assert!(String::from_utf8_lossy(m.output()).contains("\"invalid_index\""));
+        let (status, _) = call_ask(
+            &mut m,
+            &serde_json::json!({"question": "How do I borrow books?", "binding": binding}),
+        );
+        assert_eq!(status, 0);
+    }
+
+    fn m_canonical(m: &Module) -> String {
+        let info: Value = serde_json::from_slice(m.output()).unwrap();
+        info["canonical_sha256"].as_str().unwrap().to_owned()
+    }
+}

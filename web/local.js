@@ -1,0 +1,117 @@
+// Local assembly: the engine itself, compiled to WebAssembly (crates/okf-wasm), run in this
+// page over the verified index bytes the server serves read-only. The module returns the
+// engine's exact package bytes, so a local package is byte-identical to POST /api/ask for the
+// same bundle version, question, budget and binding (the binding is the one the server
+// records, sent with the index as response headers). JavaScript only moves bytes.
+
+import { ApiError } from './api.js';
+
+const MODULE_URL = '/assets/okf.wasm';
+const decoder = new TextDecoder('utf-8', { fatal: true });
+const encoder = new TextEncoder();
+
+let modulePromise = null;
+let loadedKey = null; // `${bundle}/${version}` of the index inside the module
+
+async function instantiate() {
+  const response = await fetch(MODULE_URL, { credentials: 'same-origin', redirect: 'error' });
+  if (!response.ok) throw new ApiError({ status: response.status, code: 'wasm_unavailable', message: 'The WebAssembly engine could not be loaded.' });
+  const { instance } = await WebAssembly.instantiate(await response.arrayBuffer(), {});
+  return instance.exports;
+}
+
+/** The module's exports, instantiated once per page. */
+function engine() {
+  modulePromise ??= instantiate().catch((e) => {
+    modulePromise = null;
+    throw e;
+  });
+  return modulePromise;
+}
+
+/** Writes bytes into the module's input buffer, calls `fn`, and returns `{status, bytes}`. */
+function call(exports, fn, input) {
+  const ptr = exports.okf_input(input.length);
+  new Uint8Array(exports.memory.buffer, ptr, input.length).set(input);
+  const status = exports[fn]();
+  const out = new Uint8Array(exports.memory.buffer, exports.okf_output_ptr(), exports.okf_output_len());
+  return { status, bytes: out.slice() };
+}
+
+function moduleError(bytes) {
+  let error = null;
+  try {
+    error = JSON.parse(decoder.decode(bytes))?.error;
+  } catch {
+    error = null;
+  }
+  return new ApiError({
+    status: 0,
+    code: typeof error?.code === 'string' ? error.code : 'engine_error',
+    message: typeof error?.message === 'string' ? error.message : 'The WebAssembly engine refused the request.',
+    field: typeof error?.field === 'string' ? error.field : undefined,
+  });
+}
+
+async function fetchIndex(bundle, version, signal) {
+  const path = `/api/bundles/${encodeURIComponent(bundle)}/versions/${encodeURIComponent(version)}/index`;
+  let response;
+  try {
+    response = await fetch(path, { signal, credentials: 'same-origin', cache: 'no-store', redirect: 'error' });
+  } catch (e) {
+    if (e?.name === 'AbortError') throw e;
+    throw new ApiError({ status: 0, code: 'network', message: 'The server could not be reached. Is okf serve still running?' });
+  }
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  if (!response.ok) {
+    let error = null;
+    try {
+      error = JSON.parse(decoder.decode(bytes))?.error;
+    } catch {
+      error = null;
+    }
+    throw new ApiError({
+      status: response.status,
+      code: typeof error?.code === 'string' ? error.code : `http_${response.status}`,
+      message: typeof error?.message === 'string' ? error.message : `The server answered ${response.status}.`,
+      field: typeof error?.field === 'string' ? error.field : undefined,
+    });
+  }
+  const binding = { index_url: response.headers.get('okf-binding-url'), index_sha256: response.headers.get('okf-binding-sha256') };
+  if (!binding.index_url || !binding.index_sha256) {
+    throw new ApiError({ status: response.status, code: 'bad_response', message: 'The index came without the binding the server records.' });
+  }
+  return { bytes, binding };
+}
+
+const bindings = new Map(); // `${bundle}/${version}` -> binding of the loaded index
+
+/**
+ * Assembles `body` ({bundle, question, budget?}) in this page for the bundle's `version`.
+ * Resolves to `{bytes, text, value, where: 'browser', binding, version}` like api.ask.
+ */
+export async function assembleLocally(body, version, signal) {
+  const exports = await engine();
+  const key = `${body.bundle}/${version}`;
+  if (loadedKey !== key) {
+    const { bytes, binding } = await fetchIndex(body.bundle, version, signal);
+    signal?.throwIfAborted();
+    const loaded = call(exports, 'okf_load_index', bytes);
+    if (loaded.status !== 0) throw moduleError(loaded.bytes);
+    loadedKey = key;
+    bindings.set(key, binding);
+  }
+  signal?.throwIfAborted();
+  const binding = bindings.get(key);
+  const request = { question: body.question, binding };
+  if (body.budget) request.budget = body.budget;
+  const out = call(exports, 'okf_ask', encoder.encode(JSON.stringify(request)));
+  if (out.status !== 0) throw moduleError(out.bytes);
+  const text = decoder.decode(out.bytes);
+  return { bytes: out.bytes, text, value: JSON.parse(text), where: 'browser', binding, version };
+}
+
+/** Whether this browser can run WebAssembly at all (the module itself loads on first use). */
+export function localAvailable() {
+  return typeof WebAssembly === 'object' && typeof WebAssembly.instantiate === 'function';
+}
