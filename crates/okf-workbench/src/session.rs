@@ -316,7 +316,7 @@ impl<H: Host> Session<H> {
                     short(name, 80)
                 ),
             );
-            return Err(self.error_envelope(&e, DEFAULT_MAX_BYTES.max(cap.min(32_768))));
+            return Err(self.error_envelope(&e, DEFAULT_MAX_BYTES));
         };
         let cap = if tool.fields.iter().any(|f| f.name == "max_bytes") {
             cap
