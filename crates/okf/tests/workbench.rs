@@ -680,3 +680,30 @@ fn s1_3_a_manifest_hash_changed_by_one_byte_refuses_the_package_naming_the_part(
         r.envelopes[0]
     );
 }
+
+#[test]
+fn build_refuses_a_bad_question_id_naming_the_field_and_writes_nothing() {
+    let dir = temp_dir("build-bad-id");
+    let q = dir.join("q.json");
+    std::fs::write(&q, r#"{"questions":[{"id":"Bad ID","label":"x","question":"What happens to your benefits if you go abroad?"}]}"#).unwrap();
+    let out = dir.join("wb");
+    let _ = std::fs::remove_dir_all(&out);
+    let o = okf(&[
+        "workbench",
+        "build",
+        "--index",
+        &shared("dwp/full-dmg/context/assembly-index.json"),
+        "--questions",
+        q.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("questions[0].id"), "{}", stderr(&o));
+    assert!(!out.exists());
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        1,
+        "no staging directory is left behind"
+    );
+}
