@@ -206,6 +206,8 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
             "/api/bundles/{bundle}/versions/{version}/index",
             get(index_file),
         )
+        .route("/api/workbenches", get(workbenches))
+        .route("/workbench/{id}/{*path}", get(workbench_file))
         .route("/health", get(health))
         .route("/schemas/{name}", get(schema))
         .merge(crate::page::routes())
@@ -236,6 +238,23 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
             crate::ops::track,
         ))
         .with_state(state)
+}
+
+async fn workbenches(State(state): State<AppState>) -> Response {
+    json_response(crate::workbench::listing(&state.service.registry().workbenches).to_string())
+}
+
+/// A file an admitted workbench manifest lists (or the manifest itself), read-only.
+async fn workbench_file(
+    State(state): State<AppState>,
+    axum::extract::Path((id, path)): axum::extract::Path<(String, String)>,
+) -> Response {
+    match crate::workbench::read_file(&state.service.registry().workbenches, &id, &path) {
+        Ok(bytes) => ([(header::CONTENT_TYPE, "application/json")], bytes).into_response(),
+        Err(
+            crate::workbench::FileError::NotListed(m) | crate::workbench::FileError::Unavailable(m),
+        ) => error_body(StatusCode::NOT_FOUND, "not_found", &m, Some("path")),
+    }
 }
 
 async fn not_found() -> Response {

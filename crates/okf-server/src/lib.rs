@@ -16,6 +16,7 @@ pub mod registry;
 pub mod schemas;
 pub mod service;
 mod strict_json;
+pub mod workbench;
 
 pub use http::{HttpConfig, router};
 pub use mcp::{INSTRUCTIONS, OkfMcp};

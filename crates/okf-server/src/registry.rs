@@ -29,6 +29,9 @@ pub struct RegistryFile {
     /// The bundles.
     #[serde(default)]
     pub bundle: Vec<BundleDecl>,
+    /// Evidence workbench directories served read-only.
+    #[serde(default)]
+    pub workbench: Vec<crate::workbench::WorkbenchDecl>,
 }
 
 /// One `[[bundle]]` entry.
@@ -134,6 +137,8 @@ pub struct BundleEntry {
 pub struct Registry {
     /// Bundles by id.
     pub bundles: BTreeMap<String, BundleEntry>,
+    /// Evidence workbenches by id.
+    pub workbenches: BTreeMap<String, crate::workbench::WorkbenchEntry>,
 }
 
 /// Problems with the registry file itself (as opposed to one refused bundle).
@@ -330,6 +335,16 @@ impl Registry {
                     default_version,
                 },
             );
+        }
+        for decl in &file.workbench {
+            if !is_logical_id(&decl.id) || registry.workbenches.contains_key(&decl.id) {
+                return Err(invalid(format!(
+                    "workbench id {:?} must match ^[a-z0-9][a-z0-9._-]{{0,63}}$ and be declared once",
+                    decl.id
+                )));
+            }
+            let entry = crate::workbench::load(base, decl);
+            registry.workbenches.insert(decl.id.clone(), entry);
         }
         Ok(registry)
     }

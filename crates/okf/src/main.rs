@@ -11,6 +11,7 @@ mod explain_cmd;
 mod lint_cmd;
 mod log_lines;
 mod serve_cmd;
+mod workbench_cmd;
 
 use clap::{Args, Parser, Subcommand};
 use okf_engine::{Binding, Budget, ContextIndex, Error, check_identity, package_identity};
@@ -62,6 +63,9 @@ enum Command {
     Serve(serve_cmd::ServeArgs),
     /// Compile an authoring profile and its captured pages into an index.
     Build(build_cmd::BuildArgs),
+    /// Build an evidence workbench (retained packages and parts) or drive one session of it.
+    #[command(subcommand)]
+    Workbench(workbench_cmd::WorkbenchCommand),
 }
 
 /// Where the index comes from and how packages are bound and budgeted.
@@ -136,6 +140,9 @@ pub(crate) enum CliError {
     /// `okf build` refused a profile or capture (file, line and rule).
     #[error(transparent)]
     Authoring(#[from] okf_authoring::Error),
+    /// `okf workbench` refused an input or could not write its output.
+    #[error("{0}")]
+    Workbench(String),
     /// An `okf eval` expectation failed or `okf lint` found an error (exit 1).
     #[error("{0}")]
     Failed(String),
@@ -245,6 +252,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Lint(args) => lint_cmd::run(&args),
         Command::Serve(args) => serve_cmd::run(args),
         Command::Build(args) => build_cmd::run(&args),
+        Command::Workbench(command) => workbench_cmd::run(command),
     }
 }
 

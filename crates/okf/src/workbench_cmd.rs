@@ -1,0 +1,454 @@
+//! `okf workbench build` (assemble, retain as parts, write and re-admit a workbench) and
+//! `okf workbench run` (a JSON-lines driver of one workbench session for scripts and tests).
+
+use crate::{CliError, Source, read};
+use clap::{Args, Subcommand};
+use okf_engine::assemble;
+use okf_engine::canonical::sha256_hex;
+use okf_workbench::manifest::{self, MAX_MANIFEST_BYTES};
+use okf_workbench::ports::{
+    Clock, IdSource, Loader, MemoryPage, PageState, PresentationPort, Selection,
+};
+use okf_workbench::{Session, package};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::cell::Cell;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+/// `okf workbench …`
+#[derive(Subcommand)]
+pub(crate) enum WorkbenchCommand {
+    /// Assemble a package per question, retain each as parts and write DIR/manifest.json.
+    Build(BuildArgs),
+    /// Drive one workbench session: one JSON object per input line, one envelope per tool call.
+    Run(RunArgs),
+}
+
+/// Options of `okf workbench build`.
+#[derive(Args)]
+pub(crate) struct BuildArgs {
+    #[command(flatten)]
+    source: Source,
+    /// Questions file: {"questions": [{id, label, question, ambiguities?, required_evidence?, scope_gaps?}], "title"?, "publication"?}.
+    #[arg(long)]
+    questions: PathBuf,
+    /// Output directory (must not exist yet, or be empty).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// Options of `okf workbench run`.
+#[derive(Args)]
+pub(crate) struct RunArgs {
+    /// The workbench manifest (okf-evidence-workbench.v1); packages and parts are read beside it.
+    #[arg(long)]
+    manifest: PathBuf,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QuestionsFile {
+    questions: Vec<Question>,
+    title: Option<String>,
+    publication: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Question {
+    id: String,
+    label: String,
+    question: String,
+    ambiguities: Option<Vec<String>>,
+    required_evidence: Option<Vec<String>>,
+    scope_gaps: Option<Vec<String>>,
+}
+
+pub(crate) fn run(command: WorkbenchCommand) -> Result<(), CliError> {
+    match command {
+        WorkbenchCommand::Build(args) => build(&args),
+        WorkbenchCommand::Run(args) => drive(&args),
+    }
+}
+
+fn failed(message: impl Into<String>) -> CliError {
+    CliError::Workbench(message.into())
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    std::fs::write(path, bytes).map_err(|e| failed(format!("cannot write {}: {e}", path.display())))
+}
+
+fn build(args: &BuildArgs) -> Result<(), CliError> {
+    let spec: QuestionsFile = serde_json::from_slice(&read(&args.questions)?)
+        .map_err(|e| failed(format!("questions file {}: {e}", args.questions.display())))?;
+    let index = args.source.load()?;
+    let budget = args.source.budget()?;
+    let binding = args.source.binding();
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut entries = Vec::new();
+    for q in &spec.questions {
+        let assembled = assemble(&index, &q.question, &budget, binding.as_ref())?;
+        let context = okf_delivery::Context::from_canonical(assembled.json)
+            .map_err(|e| failed(format!("question {}: {e}", q.id)))?;
+        let parts = okf_delivery::retain(&context)
+            .map_err(|e| failed(format!("question {}: {e}", q.id)))?;
+        // Ids become file names only after the manifest (and so every id) is admitted below.
+        let url = format!("packages/{}.json", q.id);
+        let part_refs: Vec<Value> = parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| json!({"url": format!("parts/{}-{i:03}.json", q.id), "sha256": p.sha256, "bytes": p.bytes}))
+            .collect();
+        let mut entry = json!({"id": q.id, "label": q.label, "question": q.question});
+        for (key, list) in [
+            ("ambiguities", &q.ambiguities),
+            ("required_evidence", &q.required_evidence),
+            ("scope_gaps", &q.scope_gaps),
+        ] {
+            if let Some(list) = list {
+                entry[key] = json!(list);
+            }
+        }
+        entry["package"] = json!({"url": url, "sha256": sha256_hex(context.text().as_bytes()), "bytes": context.text().len(), "parts": part_refs});
+        entries.push(entry);
+        for (i, p) in parts.into_iter().enumerate() {
+            files.push((format!("parts/{}-{i:03}.json", q.id), p.json));
+        }
+        files.push((url, context.text().to_owned()));
+    }
+    let doc = json!({
+        "schema": manifest::MANIFEST_SCHEMA,
+        "title": spec.title.unwrap_or_else(|| "Evidence workbench".into()),
+        "publication": spec.publication.unwrap_or_else(|| json!({"label": okf_workbench::short(&format!("Evidence packages assembled by Ask OKF from {}", index.document().bundle.id), 300)})),
+        "questions": entries,
+    });
+    let mut manifest_text =
+        serde_json::to_string_pretty(&doc).map_err(|e| failed(e.to_string()))?;
+    manifest_text.push('\n');
+    let admitted = manifest::admit(manifest_text.as_bytes())
+        .map_err(|e| failed(format!("the manifest would be refused: {e}")))?;
+    // Write beside the target, re-admit and verify from disk, then move into place: a failed
+    // build leaves no partial workbench behind.
+    if args.out.exists()
+        && std::fs::read_dir(&args.out)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+    {
+        return Err(failed(format!(
+            "--out {} exists and is not empty",
+            args.out.display()
+        )));
+    }
+    let staging = staging_dir(&args.out);
+    let _ = std::fs::remove_dir_all(&staging);
+    for sub in ["packages", "parts"] {
+        std::fs::create_dir_all(staging.join(sub))
+            .map_err(|e| failed(format!("cannot create {}: {e}", staging.display())))?;
+    }
+    let result = (|| {
+        for (path, text) in &files {
+            write(&staging.join(path), text.as_bytes())?;
+        }
+        write(&staging.join("manifest.json"), manifest_text.as_bytes())?;
+        let reread = manifest::admit(&read(&staging.join("manifest.json"))?)
+            .map_err(|e| failed(format!("re-admission failed: {e}")))?;
+        let loader = FileLoader::new(staging.clone());
+        for case in &reread.cases {
+            package::load_package(case, &loader)
+                .map_err(|e| failed(format!("re-admission of {} failed: {e}", case.id)))?;
+        }
+        if args.out.exists() {
+            std::fs::remove_dir(&args.out)
+                .map_err(|e| failed(format!("cannot replace {}: {e}", args.out.display())))?;
+        }
+        std::fs::rename(&staging, &args.out).map_err(|e| {
+            failed(format!(
+                "cannot move the workbench into {}: {e}",
+                args.out.display()
+            ))
+        })
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    result?;
+    let bytes: usize = files
+        .iter()
+        .filter(|(p, _)| p.starts_with("packages/"))
+        .map(|(_, t)| t.len())
+        .sum();
+    let parts = files.len() - admitted.cases.len();
+    eprintln!(
+        "okf workbench build: {} questions, {bytes} package bytes, {parts} parts, snapshot {}",
+        admitted.cases.len(),
+        admitted.snapshot_id
+    );
+    Ok(())
+}
+
+fn staging_dir(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "workbench".into());
+    out.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+}
+
+/// Reads manifest-relative files from a directory (paths already passed the path rule).
+struct FileLoader {
+    dir: PathBuf,
+    loads: Cell<u64>,
+}
+
+impl FileLoader {
+    fn new(dir: PathBuf) -> Self {
+        FileLoader {
+            dir,
+            loads: Cell::new(0),
+        }
+    }
+}
+
+impl Loader for FileLoader {
+    fn load(&self, path: &str, cap: usize) -> Result<Vec<u8>, String> {
+        self.loads.set(self.loads.get() + 1);
+        manifest::check_relative_path(path).map_err(str::to_owned)?;
+        let file = self.dir.join(manifest::decode_path(path)?);
+        let len = std::fs::metadata(&file)
+            .map_err(|e| format!("{path} is missing or unreadable ({e})"))?
+            .len();
+        if len > cap as u64 {
+            return Err(format!("{path} is {len} bytes, over its {cap}-byte limit"));
+        }
+        std::fs::read(&file).map_err(|e| format!("{path} is unreadable ({e})"))
+    }
+}
+
+/// The driver's host: files beside the manifest, a clock moved only by `advance_ms`, random
+/// UUIDs and an in-memory page.
+struct DriverHost {
+    files: FileLoader,
+    now: u64,
+    seed: String,
+    counter: u64,
+    page: MemoryPage,
+}
+
+impl Loader for DriverHost {
+    fn load(&self, path: &str, cap: usize) -> Result<Vec<u8>, String> {
+        self.files.load(path, cap)
+    }
+}
+impl Clock for DriverHost {
+    fn now_ms(&self) -> u64 {
+        self.now
+    }
+}
+impl IdSource for DriverHost {
+    fn next_id(&mut self) -> String {
+        self.counter += 1;
+        let h = sha256_hex(format!("{}:{}", self.seed, self.counter).as_bytes());
+        // UUID v4 layout: version nibble 4, variant 8.
+        format!(
+            "{}-{}-4{}-8{}-{}",
+            &h[0..8],
+            &h[8..12],
+            &h[13..16],
+            &h[17..20],
+            &h[20..32]
+        )
+    }
+}
+impl PresentationPort for DriverHost {
+    fn state(&self) -> PageState {
+        self.page.state()
+    }
+    fn present(&mut self, selection: &Selection, expected: u64) -> Result<(), String> {
+        self.page.present(selection, expected)
+    }
+    fn deep_link(&self, selection: &Selection) -> String {
+        self.page.deep_link(selection)
+    }
+}
+
+fn random_seed() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let stack = 0u8;
+    format!("{nanos}:{}:{:p}", std::process::id(), &stack)
+}
+
+fn load_manifest_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
+    let len = std::fs::metadata(path)
+        .map_err(|source| CliError::Read {
+            path: path.to_owned(),
+            source,
+        })?
+        .len();
+    if len > MAX_MANIFEST_BYTES as u64 {
+        return Err(failed(format!(
+            "{} is {len} bytes, over the {MAX_MANIFEST_BYTES}-byte manifest limit",
+            path.display()
+        )));
+    }
+    read(path)
+}
+
+/// Replaces every `"$N.path.to.value"` string by that value of the N-th printed envelope.
+fn substitute(value: &mut Value, printed: &[Value], line: usize) -> Result<(), CliError> {
+    match value {
+        Value::String(s) if s.starts_with('$') => {
+            let mut steps = s[1..].split('.');
+            let n: usize = steps
+                .next()
+                .and_then(|n| n.parse().ok())
+                .ok_or_else(|| failed(format!("line {line}: {s} is not a $N.path reference")))?;
+            let mut cur = printed.get(n).ok_or_else(|| {
+                failed(format!(
+                    "line {line}: {s} refers to envelope {n}, but only {} were printed",
+                    printed.len()
+                ))
+            })?;
+            for step in steps {
+                let next = match cur {
+                    Value::Array(a) => step.parse::<usize>().ok().and_then(|i| a.get(i)),
+                    Value::Object(m) => m.get(step),
+                    _ => None,
+                };
+                cur =
+                    next.ok_or_else(|| failed(format!("line {line}: {s} has no value at {step}")))?;
+            }
+            *value = cur.clone();
+        }
+        Value::Array(items) => {
+            for item in items {
+                substitute(item, printed, line)?;
+            }
+        }
+        Value::Object(map) => {
+            for (_, v) in map.iter_mut() {
+                substitute(v, printed, line)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn tool_call(v: &Value, printed: &[Value], line: usize) -> Result<(String, Value), CliError> {
+    let obj = v
+        .as_object()
+        .ok_or_else(|| failed(format!("line {line}: a call must be an object")))?;
+    if let Some(k) = obj.keys().find(|k| *k != "tool" && *k != "arguments") {
+        return Err(failed(format!(
+            "line {line}: unsupported field {k} in a tool call"
+        )));
+    }
+    let tool = obj
+        .get("tool")
+        .and_then(Value::as_str)
+        .ok_or_else(|| failed(format!("line {line}: tool must be a string")))?;
+    let mut arguments = obj.get("arguments").cloned().unwrap_or_else(|| json!({}));
+    substitute(&mut arguments, printed, line)?;
+    Ok((tool.to_owned(), arguments))
+}
+
+fn drive(args: &RunArgs) -> Result<(), CliError> {
+    let bytes = load_manifest_bytes(&args.manifest)?;
+    let dir = args
+        .manifest
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let host = DriverHost {
+        files: FileLoader::new(dir),
+        now: 0,
+        seed: random_seed(),
+        counter: 0,
+        page: MemoryPage::default(),
+    };
+    let mut session = Session::new(host);
+    session
+        .load_manifest(&bytes)
+        .map_err(|e| failed(format!("{}: {e}", args.manifest.display())))?;
+    let mut printed: Vec<Value> = Vec::new();
+    let mut out = std::io::stdout().lock();
+    let mut emit = |text: String, printed: &mut Vec<Value>| -> Result<(), CliError> {
+        printed.push(serde_json::from_str(&text).unwrap_or(Value::Null));
+        writeln!(out, "{text}")
+            .and_then(|()| out.flush())
+            .map_err(CliError::Write)
+    };
+    for (i, line) in std::io::stdin().lock().lines().enumerate() {
+        let line_no = i + 1;
+        let line = line.map_err(CliError::Write)?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: Value = serde_json::from_str(&line)
+            .map_err(|e| failed(format!("line {line_no}: not JSON: {e}")))?;
+        if let Some(calls) = v.get("parallel") {
+            let calls = calls
+                .as_array()
+                .ok_or_else(|| failed(format!("line {line_no}: parallel must be an array")))?;
+            let parsed = calls
+                .iter()
+                .map(|c| tool_call(c, &printed, line_no))
+                .collect::<Result<Vec<_>, _>>()?;
+            // Every call passes the gate and reserves before any tool body runs.
+            let started: Vec<_> = parsed
+                .iter()
+                .map(|(tool, a)| session.begin(tool, a))
+                .collect();
+            for s in started {
+                let text = match s {
+                    Ok(ticket) => session.finish(ticket),
+                    Err(text) => text,
+                };
+                emit(text, &mut printed)?;
+            }
+        } else if v.get("tool").is_some() {
+            let (tool, a) = tool_call(&v, &printed, line_no)?;
+            let text = session.invoke(&tool, &a);
+            emit(text, &mut printed)?;
+        } else if let Some(ms) = v.get("advance_ms") {
+            let ms = ms.as_u64().ok_or_else(|| {
+                failed(format!(
+                    "line {line_no}: advance_ms must be a non-negative integer"
+                ))
+            })?;
+            session.host_mut().now += ms;
+        } else if v.get("reload").is_some() {
+            let bytes = load_manifest_bytes(&args.manifest)?;
+            session.reset();
+            session
+                .load_manifest(&bytes)
+                .map_err(|e| failed(format!("line {line_no}: reload refused: {e}")))?;
+        } else if let Some(p) = v.get("present") {
+            let s = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_owned);
+            session
+                .host_mut()
+                .page
+                .navigate(s("case_id"), s("record_id"), s("view"));
+        } else {
+            return Err(failed(format!(
+                "line {line_no}: expected tool, parallel, advance_ms, reload or present"
+            )));
+        }
+    }
+    let m = session.metrics();
+    eprintln!(
+        "okf workbench run: envelopes {}, calls {}, bytes {}, estimated_tokens {}, verified_loads {}, file_loads {}",
+        printed.len(),
+        m.calls,
+        m.bytes,
+        m.estimated_tokens,
+        session.verified_loads(),
+        session.host().files.loads.get()
+    );
+    Ok(())
+}
