@@ -120,6 +120,7 @@ pub(crate) fn assemble(
     }
     let mut ranked = rank(scores);
     let candidate_count = ranked.len() as u64;
+    fetch.candidate_phase = true;
     if ranked.len() > limits::CANDIDATES {
         ranked.truncate(limits::CANDIDATES);
         fetch.omit(
@@ -180,6 +181,7 @@ pub(crate) fn assemble(
         });
     }
 
+    fetch.candidate_phase = false;
     let units = if version == Version::V2 {
         let seed_ids: Vec<String> = seeds.iter().map(|s| s.id.clone()).collect();
         Some(load_references(
@@ -204,13 +206,13 @@ pub(crate) fn assemble(
         decoded_bytes: fetch.decoded_bytes,
         limits: RETRIEVAL_LIMITS,
         truncated: fetch.truncated,
-        omissions: fetch.omissions.clone(),
+        omissions: fetch.omissions(),
+        budget_omissions: fetch.budget_omissions(),
         units_json: units,
         discovery_json: None,
     };
     let options = AssembleOptions {
         group_issues: version != Version::V1,
-        ..AssembleOptions::default()
     };
     Ok(assemble_with_discovery(
         &index,

@@ -238,8 +238,6 @@ pub(crate) mod msg {
         "The depth limit stopped a referenced record from being loaded.";
     pub const RANKING_BUDGET: &str =
         "The ranking work allowance is used up; postings of this token were not all ranked.";
-    pub const PATH_PRIORITY_BUDGET: &str =
-        "The allowance of priority path prefixes is used up; later declared paths got no priority.";
     pub const RESTRICTED_RECORD: &str =
         "A ranked unit is restricted and cannot be used in a public package.";
 }

@@ -117,8 +117,11 @@ pub(crate) struct Fetcher<'c> {
     pub files: u64,
     pub fetched_bytes: u64,
     pub decoded_bytes: u64,
-    pub omissions: Vec<Issue>,
+    /// Omissions, each with whether it only concerns lexical candidates.
+    omissions: Vec<(Issue, bool)>,
     pub truncated: bool,
+    /// While set, new omissions only concern lexical candidates (never required evidence).
+    pub candidate_phase: bool,
 }
 
 const RESOURCE_MESSAGE: &str =
@@ -136,6 +139,7 @@ impl<'c> Fetcher<'c> {
             decoded_bytes: 0,
             omissions: Vec::new(),
             truncated: false,
+            candidate_phase: false,
         }
     }
 
@@ -145,14 +149,29 @@ impl<'c> Fetcher<'c> {
         if !self
             .omissions
             .iter()
-            .any(|i| i.code == code && i.ids == ids)
+            .any(|(i, _)| i.code == code && i.ids == ids)
         {
-            self.omissions.push(Issue {
+            let issue = Issue {
                 code,
                 message: message.into(),
                 ids,
-            });
+            };
+            self.omissions.push((issue, self.candidate_phase));
         }
+    }
+
+    /// Every retrieval omission, in order.
+    pub(crate) fn omissions(&self) -> Vec<Issue> {
+        self.omissions.iter().map(|(i, _)| i.clone()).collect()
+    }
+
+    /// The omissions that concern more than lexical candidates.
+    pub(crate) fn budget_omissions(&self) -> Vec<Issue> {
+        self.omissions
+            .iter()
+            .filter(|(_, candidate_only)| !candidate_only)
+            .map(|(i, _)| i.clone())
+            .collect()
     }
 
     /// Loads, verifies and parses a file, or returns `None` when the per-call allowance denies

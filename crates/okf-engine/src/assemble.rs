@@ -506,7 +506,11 @@ impl<'a> Setup<'a> {
             second_pass: plan.is_some(),
             fallback: false,
         };
-        for issue in self.discovery.iter().flat_map(|d| &d.retrieval.omissions) {
+        for issue in self
+            .discovery
+            .iter()
+            .flat_map(|d| &d.retrieval.budget_omissions)
+        {
             pass.omissions
                 .push(issue.code, issue.message.clone(), issue.ids.clone());
         }

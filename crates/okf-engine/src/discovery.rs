@@ -76,8 +76,12 @@ pub struct Retrieval {
     pub limits: RetrievalLimits,
     /// Whether any retrieval limit cut something off.
     pub truncated: bool,
-    /// Retrieval omissions; the engine copies them into `budget.omissions` too.
+    /// Retrieval omissions, as written in the section.
     pub omissions: Vec<Issue>,
+    /// The retrieval omissions that are also copied into `budget.omissions` (spec §3.2 step 8)
+    /// and so make the package insufficient. A reader may leave out cut-offs that only concern
+    /// lexical candidates, which are never required evidence (DEVIATIONS.md, spec W10).
+    pub budget_omissions: Vec<Issue>,
     /// Canonical JSON of the optional `units` object (corpus v2/v3).
     pub units_json: Option<String>,
     /// Canonical JSON of the optional `discovery` object (corpus v3).
