@@ -702,9 +702,7 @@ pub(crate) fn assemble<'c>(
         units_json: Some(units),
         discovery_json: Some(discovery),
     };
-    let options = AssembleOptions {
-        group_issues: true,
-    };
+    let options = AssembleOptions { group_issues: true };
     Ok(assemble_with_discovery(
         &index,
         question,
