@@ -328,6 +328,7 @@ fn spec_7_12_adjacency_commitments_are_checked() {
         if let Err(err) = ask(&corpus.unwrap(), IMPRISONED) {
             assert!(err.to_string().contains("direction count"), "{err}");
             broken += 1;
+            break;
         }
     }
     assert!(broken > 0, "some tampered bucket is read by the question");

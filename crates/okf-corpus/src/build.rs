@@ -148,8 +148,33 @@ fn card_for(unit: &Value, unit_canonical: &str) -> Result<Value, Error> {
 
 /// Shards `index` into a v3 corpus with at most `units_per_shard` units per record shard.
 pub fn build_v3(index: &ContextIndex, units_per_shard: usize) -> Result<BuiltCorpus, Error> {
-    let units_per_shard = units_per_shard.clamp(1, limits::MAX_SHARD_RECORDS as usize);
     let doc = serde_json::to_value(index.document()).map_err(|e| Error::Build(e.to_string()))?;
+    build_from_document(&doc, units_per_shard)
+}
+
+/// Shards an index document that may be larger than one index may be (the scale generator's
+/// output). Records are not validated here: every working index the reader builds from the
+/// corpus is validated by the engine.
+pub(crate) fn build_from_document(
+    doc: &Value,
+    units_per_shard: usize,
+) -> Result<BuiltCorpus, Error> {
+    let units_per_shard = units_per_shard.clamp(1, limits::MAX_SHARD_RECORDS as usize);
+    let document: okf_engine::model::IndexDocument = serde_json::from_value(Value::Object(
+        doc.as_object()
+            .map(|o| {
+                o.iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "records" | "assertions"))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .chain([
+                        ("records".to_owned(), Value::Array(Vec::new())),
+                        ("assertions".to_owned(), Value::Array(Vec::new())),
+                    ])
+                    .collect()
+            })
+            .unwrap_or_default(),
+    ))
+    .map_err(|e| Error::Build(format!("index head: {e}")))?;
     let records = doc["records"].as_array().cloned().unwrap_or_default();
     let assertions = doc["assertions"].as_array().cloned().unwrap_or_default();
     let (mut units, base_records): (Vec<Value>, Vec<Value>) = records
@@ -306,14 +331,14 @@ pub fn build_v3(index: &ContextIndex, units_per_shard: usize) -> Result<BuiltCor
         adjacency_shards.insert(b, f);
     }
 
-    let bundle = index.document().bundle.clone();
+    let bundle = document.bundle.clone();
     let count = units.len() as u64;
     let manifest = Manifest {
         schema: CORPUS_V3.into(),
         semantic_source_snapshot: bundle.snapshot.clone(),
         bundle,
-        scope: index.document().scope.clone(),
-        limitations: index.document().limitations.clone(),
+        scope: document.scope.clone(),
+        limitations: document.limitations.clone(),
         counts: Counts {
             documents: 1,
             pages: count,
