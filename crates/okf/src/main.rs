@@ -2,6 +2,7 @@
 //! standard output; every decision about evidence is made by `okf-engine`.
 
 mod bench;
+mod corpus_cmd;
 mod eval_cmd;
 mod example;
 mod lint_cmd;
@@ -52,6 +53,8 @@ enum Command {
     Lint(lint_cmd::LintArgs),
     /// Serve the HTTP API and the MCP endpoint over an allow-listed bundle registry.
     Serve(serve_cmd::ServeArgs),
+    /// Build a sharded corpus from an index, or generate the synthetic scale corpus.
+    Corpus(corpus_cmd::CorpusArgs),
 }
 
 /// Where the index comes from and how packages are bound and budgeted.
@@ -60,6 +63,9 @@ pub(crate) struct Source {
     /// Index file (okf-context-index.v1). Without it the embedded example bundle is used.
     #[arg(long)]
     index: Option<PathBuf>,
+    /// Corpus manifest (okf-context-corpus.v1/v2/v3); its directory holds the shards.
+    #[arg(long, conflicts_with = "index")]
+    corpus: Option<PathBuf>,
     /// Binding URL to record instead of bundle.source_url (needs --binding-sha256).
     #[arg(long, requires = "binding_sha256")]
     binding_url: Option<String>,
@@ -137,6 +143,9 @@ pub(crate) enum CliError {
     /// An `okf eval` expectation failed or `okf lint` found an error (exit 1).
     #[error("{0}")]
     Failed(String),
+    /// A corpus could not be read, built or assembled.
+    #[error(transparent)]
+    Corpus(#[from] okf_corpus::Error),
 }
 
 impl Source {
@@ -209,12 +218,17 @@ fn pretty(value: &Value) -> String {
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Ask(args) => {
-            let index = args.source.load()?;
-            let budget = args.source.budget()?;
-            let binding = args.source.binding();
-            let package = assemble(&index, &args.question, &budget, binding.as_ref())?;
+            let json = match &args.source.corpus {
+                Some(manifest) => corpus_cmd::ask(&args, manifest)?,
+                None => {
+                    let index = args.source.load()?;
+                    let budget = args.source.budget()?;
+                    let binding = args.source.binding();
+                    assemble(&index, &args.question, &budget, binding.as_ref())?.json
+                }
+            };
             if args.pretty {
-                let value: Value = serde_json::from_str(&package.json).map_err(|e| {
+                let value: Value = serde_json::from_str(&json).map_err(|e| {
                     CliError::Engine(Error::Json {
                         what: "package",
                         message: e.to_string(),
@@ -222,7 +236,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 })?;
                 print(&pretty(&value))
             } else {
-                print(&package.json)
+                print(&json)
             }
         }
         Command::Verify { package } => {
@@ -242,7 +256,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let value = read_package(&package)?;
             print(&pretty(&explain(&value, record.as_deref())))
         }
-        Command::Bench(args) => bench::run(&args),
+        Command::Bench(args) => match &args.source.corpus {
+            Some(manifest) => corpus_cmd::bench(&args, manifest),
+            None => bench::run(&args),
+        },
+        Command::Corpus(args) => corpus_cmd::run(&args),
         Command::Eval(args) => eval_cmd::run(&args),
         Command::Lint(args) => lint_cmd::run(&args),
         Command::Serve(args) => serve_cmd::run(args),
