@@ -111,3 +111,28 @@ fn issue_15_dwp_corpus_answers_the_imprisonment_question_like_the_direct_index()
     assert_eq!(ours["evidence_status"], direct["evidence_status"]);
     assert_eq!(requirements(&ours), requirements(&direct));
 }
+
+#[test]
+fn spec_3_10_small_budget_keeps_the_package_within_max_bytes_and_reduces_retrieval() {
+    let index = dwp();
+    let corpus = Corpus::open(Box::new(memory_corpus(&index, 8)), "manifest.json").unwrap();
+    let budget = Budget::with_overrides(None, None, None, Some(8192)).unwrap();
+    let answer = corpus
+        .assemble(
+            "A claimant is imprisoned. Explain the effect on JSA",
+            &budget,
+            None,
+        )
+        .unwrap();
+    assert!(answer.assembled.used_bytes <= 8192);
+    let p: Value = serde_json::from_str(&answer.assembled.json).unwrap();
+    assert_eq!(p["evidence_status"], "insufficient");
+    let retrieval = &p["retrieval"];
+    // Metadata fallback (spec §3.10): retrieval detail is emptied, counters are kept.
+    assert_eq!(retrieval["candidates"], serde_json::json!([]));
+    assert_eq!(retrieval["query_tokens"], serde_json::json!([]));
+    assert_eq!(retrieval["truncated"], true);
+    assert_eq!(retrieval["omissions"][0]["code"], "metadata_budget");
+    assert!(retrieval.get("discovery").is_none());
+    assert!(retrieval["fetched_files"].as_u64().unwrap() > 0);
+}
