@@ -91,3 +91,34 @@ fn ask_corpus_reports_a_tampered_shard_and_exits_2() {
         stderr(&out)
     );
 }
+
+#[test]
+fn ask_corpus_refuses_a_shard_symlinked_outside_the_corpus_directory() {
+    let root = temp_dir("corpus-cli").join("symlink");
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let dir = root.join("corpus");
+    let index = shared("dwp/full-dmg/context/assembly-index.json");
+    assert!(
+        okf(&["corpus", "build", &index, "--out", dir.to_str().unwrap()])
+            .status
+            .success()
+    );
+    // Same bytes, but the file lives outside the corpus directory.
+    let unit = dir.join("units/00000.json");
+    let outside = root.join("outside.json");
+    std::fs::rename(&unit, &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, &unit).unwrap();
+    let out = okf(&[
+        "ask",
+        "--corpus",
+        dir.join("manifest.json").to_str().unwrap(),
+        "imprisonment",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("resolves outside the corpus directory"),
+        "{}",
+        stderr(&out)
+    );
+}
