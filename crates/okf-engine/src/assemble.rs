@@ -3,6 +3,7 @@
 
 use crate::budget::Budget;
 use crate::canonical::{self, cmp_utf16};
+use crate::discovery::Discovery;
 use crate::error::{Error, QuestionRule};
 use crate::index::{ContextIndex, Governance, index_u32};
 use crate::model::{Access, Binding, REQUIRES_PREDICATE, RecordKind};
@@ -176,6 +177,7 @@ pub(crate) mod limits {
     pub const ALLOCATION: &str = "After budget pressure caused losses, one extra pass gave priority to the bundle's valid declared required paths, using only the original seeds and the declared directed edges; priority raises no authority and proves no completeness.";
     pub const AMBIGUITY: &str = "Evidence reached through an ambiguous alternative applies only to that candidate meaning; alternatives are never merged, never activate requirements and stay unresolved.";
     pub const FALLBACK: &str = "This package makes no claim about evidence or completeness because its diagnostics do not fit the byte budget; ask again with a larger max_bytes to see them.";
+    pub const DISCOVERY: &str = "Lexical matches are only candidate evidence: they resolve no concept, prove no applicability, and indexing a whole corpus does not show that its policy coverage is complete.";
     pub const FALLBACK_SCOPE: &str =
         "The requested byte budget cannot hold even the package metadata.";
 }
@@ -264,6 +266,8 @@ pub(crate) struct Setup<'a> {
     pub options: AssembleOptions,
     /// What the index's regimes established; `None` for an index without regimes.
     pub regimes: Option<RegimeOutcome>,
+    /// Lexical seeds and the retrieval section of corpus assembly (spec §3.12).
+    pub discovery: Option<&'a Discovery>,
 }
 
 struct Item {
@@ -336,6 +340,30 @@ pub fn assemble_with_options(
     binding: Option<&Binding>,
     options: &AssembleOptions,
 ) -> Result<Assembled, Error> {
+    assemble_inner(index, question, budget, binding, options, None)
+}
+
+/// Assembles the package for a corpus: the working index `index` plus the lexical seeds and
+/// retrieval section a corpus reader produced (spec §3.2 step 8, §3.4 step 1).
+pub fn assemble_with_discovery(
+    index: &ContextIndex,
+    question: &str,
+    budget: &Budget,
+    binding: Option<&Binding>,
+    options: &AssembleOptions,
+    discovery: &Discovery,
+) -> Result<Assembled, Error> {
+    assemble_inner(index, question, budget, binding, options, Some(discovery))
+}
+
+fn assemble_inner(
+    index: &ContextIndex,
+    question: &str,
+    budget: &Budget,
+    binding: Option<&Binding>,
+    options: &AssembleOptions,
+    discovery: Option<&Discovery>,
+) -> Result<Assembled, Error> {
     check_question(question)?;
     let binding = match binding {
         Some(b) => {
@@ -344,7 +372,8 @@ pub fn assemble_with_options(
         }
         None => index.default_binding().clone(),
     };
-    let setup = Setup::new(index, question, *budget, binding, *options);
+    let mut setup = Setup::new(index, question, *budget, binding, *options);
+    setup.discovery = discovery;
     let baseline = setup.run(None);
     match setup.allocation_plan(&baseline) {
         Some(plan) => package::finalize(&PackageView::new(&setup.run(Some(&plan)))),
@@ -428,6 +457,7 @@ impl<'a> Setup<'a> {
             alternatives,
             options,
             regimes,
+            discovery: None,
         }
     }
 
@@ -490,6 +520,14 @@ impl<'a> Setup<'a> {
             second_pass: plan.is_some(),
             fallback: false,
         };
+        for issue in self
+            .discovery
+            .iter()
+            .flat_map(|d| &d.retrieval.budget_omissions)
+        {
+            pass.omissions
+                .push(issue.code, issue.message.clone(), issue.ids.clone());
+        }
         if self.resolution.truncated {
             pass.omissions
                 .push("resolution_budget", msg::RESOLUTION_BUDGET, Vec::new());
@@ -641,6 +679,22 @@ impl<'s, 'a> Pass<'s, 'a> {
         let mut main: VecDeque<Item> = VecDeque::new();
         let mut priority: VecDeque<Item> = VecDeque::new();
         let doc = setup.index.document();
+        for seed in setup.discovery.iter().flat_map(|d| &d.seeds) {
+            let target = setup.index.record_index(&seed.id).map(index_u32);
+            let path = Path {
+                seed: target.unwrap_or(u32::MAX),
+                assertions: Vec::new(),
+                records: target.into_iter().collect(),
+            };
+            main.push_back(Item {
+                target,
+                target_id: seed.id.clone(),
+                path,
+                reason: seed.reason.clone(),
+                alternative: None,
+                priority: None,
+            });
+        }
         for c in &setup.resolution.concepts {
             let path = Path {
                 seed: c.record,
@@ -1171,6 +1225,9 @@ impl<'s, 'a> Pass<'s, 'a> {
         ]);
         if self.second_pass {
             out.push(limits::ALLOCATION);
+        }
+        if self.setup.discovery.is_some() {
+            out.push(limits::DISCOVERY);
         }
         if !self.setup.resolution.ambiguities.is_empty() {
             out.push(limits::AMBIGUITY);

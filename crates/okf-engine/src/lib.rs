@@ -23,6 +23,7 @@
 mod assemble;
 mod budget;
 pub mod canonical;
+pub mod discovery;
 mod error;
 mod index;
 pub mod model;
@@ -35,7 +36,7 @@ pub mod validate;
 
 pub use assemble::{
     AssembleOptions, EvidenceStatus, Issue, MAX_PATHS_PER_RECORD, MAX_QUESTION_UNITS, assemble,
-    assemble_with_options, check_binding, check_question,
+    assemble_with_discovery, assemble_with_options, check_binding, check_question,
 };
 pub use budget::{BUDGET_RANGES, Budget};
 pub use error::{BudgetRule, Error, IndexRule, PackageRule, QuestionRule, UnitRule};

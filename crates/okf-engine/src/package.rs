@@ -414,6 +414,10 @@ fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity:
         }
     }
     out.byte(b']');
+    if let Some(discovery) = setup.discovery {
+        out.raw(",\"retrieval\":");
+        discovery.retrieval.write(out, fallback);
+    }
     let guards = if fallback {
         Vec::new()
     } else {

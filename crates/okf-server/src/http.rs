@@ -138,7 +138,9 @@ fn service_error(e: &ServiceError) -> Response {
         ServiceError::UnknownBundle { .. }
         | ServiceError::UnknownVersion { .. }
         | ServiceError::ContextNotRetained(_) => StatusCode::NOT_FOUND,
-        ServiceError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+        ServiceError::Unavailable { .. } | ServiceError::CorpusUnavailable { .. } => {
+            StatusCode::SERVICE_UNAVAILABLE
+        }
     };
     error_body(status, e.code(), &e.to_string(), e.field().as_deref())
 }

@@ -32,6 +32,34 @@ pub struct RegistryFile {
     /// Evidence workbench directories served read-only.
     #[serde(default)]
     pub workbench: Vec<crate::workbench::WorkbenchDecl>,
+    /// The corpora (issue 15).
+    #[serde(default)]
+    pub corpus: Vec<CorpusDecl>,
+}
+
+/// One `[[corpus]]` entry: a corpus manifest served under a logical id.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorpusDecl {
+    /// Logical id requests use (shared namespace with bundles).
+    pub id: String,
+    /// Manifest file, relative to the registry file; its directory holds the shards.
+    pub manifest: PathBuf,
+    /// SHA-256 of the manifest file's bytes.
+    pub sha256: String,
+    /// URL recorded in every package's binding.
+    pub index_url: String,
+}
+
+/// A verified, servable corpus: shards are read lazily, per question, and cached by digest.
+#[derive(Debug, Clone)]
+pub struct CorpusEntry {
+    /// Logical id.
+    pub id: String,
+    /// Declared SHA-256 of the manifest.
+    pub manifest_sha256: String,
+    /// The opened corpus and its binding, or why it was refused.
+    pub state: Result<(Arc<okf_corpus::Corpus>, Binding), String>,
 }
 
 /// One `[[bundle]]` entry.
@@ -139,6 +167,8 @@ pub struct Registry {
     pub bundles: BTreeMap<String, BundleEntry>,
     /// Evidence workbenches by id.
     pub workbenches: BTreeMap<String, crate::workbench::WorkbenchEntry>,
+    /// Corpora by id.
+    pub corpora: BTreeMap<String, CorpusEntry>,
 }
 
 /// Problems with the registry file itself (as opposed to one refused bundle).
@@ -346,6 +376,26 @@ impl Registry {
             let entry = crate::workbench::load(base, decl);
             registry.workbenches.insert(decl.id.clone(), entry);
         }
+        for decl in file.corpus {
+            if !is_logical_id(&decl.id) {
+                return Err(invalid(format!(
+                    "corpus id {:?} must match ^[a-z0-9][a-z0-9._-]{{0,63}}$",
+                    decl.id
+                )));
+            }
+            if registry.bundles.contains_key(&decl.id) || registry.corpora.contains_key(&decl.id) {
+                return Err(invalid(format!("id {:?} is declared twice", decl.id)));
+            }
+            let state = load_corpus(&base.join(&decl.manifest), &decl.sha256, &decl.index_url);
+            registry.corpora.insert(
+                decl.id.clone(),
+                CorpusEntry {
+                    id: decl.id,
+                    manifest_sha256: decl.sha256,
+                    state,
+                },
+            );
+        }
         Ok(registry)
     }
 
@@ -415,6 +465,12 @@ impl Registry {
                         .map(|r| (b.id.clone(), v.name.clone(), r.clone()))
                 })
             })
+            .chain(self.corpora.values().filter_map(|c| {
+                c.state
+                    .as_ref()
+                    .err()
+                    .map(|r| (c.id.clone(), "corpus".to_owned(), r.clone()))
+            }))
             .collect()
     }
 }
@@ -449,6 +505,35 @@ fn read_index_file(path: &Path) -> Result<Vec<u8>, String> {
         ));
     }
     Ok(bytes)
+}
+
+/// Opens one corpus manifest: its bytes must hash to the declared SHA-256 and pass every
+/// manifest rule; shards are verified later, when a question first needs them.
+fn load_corpus(
+    manifest: &Path,
+    sha256: &str,
+    index_url: &str,
+) -> Result<(Arc<okf_corpus::Corpus>, Binding), String> {
+    let binding = Binding {
+        index_url: index_url.to_owned(),
+        index_sha256: sha256.to_owned(),
+    };
+    okf_engine::check_binding(&binding).map_err(|e| format!("corpus binding: {e}"))?;
+    let dir = manifest.parent().unwrap_or(Path::new("."));
+    let name = manifest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let source = okf_corpus::source::DirSource::new(dir)
+        .map_err(|e| format!("cannot open {}: {e}", dir.display()))?;
+    let corpus = okf_corpus::Corpus::open(Box::new(source), &name).map_err(|e| e.to_string())?;
+    if corpus.manifest_sha256() != sha256 {
+        return Err(format!(
+            "manifest SHA-256 is {}, registry declares {sha256}",
+            corpus.manifest_sha256()
+        ));
+    }
+    Ok((Arc::new(corpus), binding))
 }
 
 /// Reads, hashes, validates and binds one index file.
@@ -513,5 +598,94 @@ mod tests {
         assert!(!is_date("2026-02-30"));
         assert!(!is_date("2026-9-16"));
         assert!(!is_date("2026-09-16T00:00:00Z"));
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod corpus_tests {
+    use super::*;
+    use crate::service::{AskRequest, CacheLimits, Service};
+
+    fn dwp_corpus_registry(tag: &str, tamper: bool) -> (Registry, PathBuf) {
+        let dir =
+            std::env::temp_dir().join(format!("okf-registry-corpus-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let index_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/dwp/full-dmg/context/assembly-index.json");
+        let index = ContextIndex::from_json_slice(&std::fs::read(index_path).unwrap()).unwrap();
+        let built = okf_corpus::build_v3(&index, 1000).unwrap();
+        for (path, bytes) in &built.files {
+            let target = dir.join("dwp").join(path);
+            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+            std::fs::write(target, bytes).unwrap();
+        }
+        std::fs::write(dir.join("dwp/manifest.json"), &built.manifest_bytes).unwrap();
+        if tamper {
+            let unit = dir.join("dwp/units/00000.json");
+            let mut bytes = std::fs::read(&unit).unwrap();
+            bytes[20] ^= 1;
+            std::fs::write(unit, bytes).unwrap();
+        }
+        let sha = okf_engine::canonical::sha256_hex(&built.manifest_bytes);
+        let toml = format!(
+            "[[corpus]]\nid = \"dwp-corpus\"\nmanifest = \"dwp/manifest.json\"\nsha256 = \"{sha}\"\nindex_url = \"https://example.test/dwp/manifest.json\"\n"
+        );
+        std::fs::write(dir.join("registry.toml"), toml).unwrap();
+        (Registry::load(&dir.join("registry.toml")).unwrap(), dir)
+    }
+
+    fn request(question: &str) -> AskRequest {
+        AskRequest::from_value(serde_json::json!({"bundle": "dwp-corpus", "question": question}))
+            .unwrap()
+    }
+
+    #[test]
+    fn registry_corpus_answers_by_logical_id() {
+        let (registry, dir) = dwp_corpus_registry("ok", false);
+        assert!(registry.refusals().is_empty(), "{:?}", registry.refusals());
+        let service = Service::new(registry, CacheLimits::default());
+        let answer = service
+            .ask(&request("A claimant is imprisoned. What happens to JSA?"))
+            .unwrap();
+        let package: serde_json::Value = serde_json::from_str(&answer.package.json).unwrap();
+        assert_eq!(
+            package["retrieval"]["method"],
+            "source-bound-discovery-bm25.v1"
+        );
+        assert_eq!(
+            package["binding"]["index_url"],
+            "https://example.test/dwp/manifest.json"
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn registry_corpus_with_tampered_shard_fails_closed() {
+        let (registry, dir) = dwp_corpus_registry("tampered", true);
+        let service = Service::new(registry, CacheLimits::default());
+        let err = service
+            .ask(&request("A claimant is imprisoned. What happens to JSA?"))
+            .unwrap_err();
+        assert_eq!(err.code(), "corpus_unavailable");
+        assert!(err.to_string().contains("integrity check failed"), "{err}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn registry_corpus_with_wrong_manifest_digest_is_refused() {
+        let (registry, dir) = dwp_corpus_registry("digest", false);
+        let text = std::fs::read_to_string(dir.join("registry.toml")).unwrap();
+        let sha = registry.corpora["dwp-corpus"].manifest_sha256.clone();
+        std::fs::write(
+            dir.join("registry.toml"),
+            text.replace(&sha, &"0".repeat(64)),
+        )
+        .unwrap();
+        let registry = Registry::load(&dir.join("registry.toml")).unwrap();
+        let refusals = registry.refusals();
+        assert_eq!(refusals.len(), 1);
+        assert!(refusals[0].2.contains("registry declares"), "{refusals:?}");
+        let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -196,6 +196,14 @@ pub enum ServiceError {
         /// Version name.
         version: String,
     },
+    /// A corpus shard failed verification or could not be read while answering.
+    #[error("corpus {corpus:?} is not available for this question: {reason}")]
+    CorpusUnavailable {
+        /// Corpus id.
+        corpus: String,
+        /// The corpus reader's error.
+        reason: String,
+    },
     /// The engine refused the question or budget.
     #[error(transparent)]
     Engine(#[from] okf_engine::Error),
@@ -215,6 +223,7 @@ impl ServiceError {
             ServiceError::UnknownBundle { .. } => "unknown_bundle",
             ServiceError::UnknownVersion { .. } => "unknown_version",
             ServiceError::Unavailable { .. } => "bundle_unavailable",
+            ServiceError::CorpusUnavailable { .. } => "corpus_unavailable",
             ServiceError::Engine(e) => e.code(),
             ServiceError::ContextNotRetained(_) => "context_not_retained",
         }
@@ -229,7 +238,7 @@ impl ServiceError {
             ServiceError::UnknownVersion { field, .. } => Some((*field).to_owned()),
             ServiceError::Unavailable { .. } => Some("version".into()),
             ServiceError::Engine(e) => e.field(),
-            ServiceError::ContextNotRetained(_) => None,
+            ServiceError::CorpusUnavailable { .. } | ServiceError::ContextNotRetained(_) => None,
         }
     }
 }
@@ -523,6 +532,12 @@ impl Service {
 
     /// Checks a request and assembles its package (spec: same bytes as `okf ask`).
     pub fn ask(&self, req: &AskRequest) -> Result<Answer, ServiceError> {
+        let registry = self.registry();
+        if is_logical_id(&req.bundle)
+            && let Some(entry) = registry.corpora.get(&req.bundle)
+        {
+            return self.ask_corpus(entry, req);
+        }
         let (version, loaded) = self.version(req)?;
         let budget = match &req.budget {
             None => Budget::default(),
@@ -556,6 +571,49 @@ impl Service {
             package,
             bundle: req.bundle.clone(),
             version,
+        })
+    }
+
+    /// Assembles a package from a registry corpus (issue 15): one version, lazy shards.
+    fn ask_corpus(
+        &self,
+        entry: &crate::registry::CorpusEntry,
+        req: &AskRequest,
+    ) -> Result<Answer, ServiceError> {
+        if req.version.is_some() || req.as_of.is_some() {
+            return Err(invalid(
+                "version",
+                "a corpus has one version; omit version and as_of",
+            ));
+        }
+        let (corpus, binding) = entry
+            .state
+            .as_ref()
+            .map_err(|_| ServiceError::Unavailable {
+                bundle: entry.id.clone(),
+                version: "corpus".into(),
+            })?;
+        let budget = match &req.budget {
+            None => Budget::default(),
+            Some(b) => Budget::from_json(b)?,
+        };
+        let answer = corpus
+            .assemble(&req.question, &budget, Some(binding))
+            .map_err(|e| match e {
+                okf_corpus::Error::Engine(e) => ServiceError::Engine(e),
+                other => ServiceError::CorpusUnavailable {
+                    corpus: entry.id.clone(),
+                    reason: other.to_string(),
+                },
+            })?;
+        let package = Arc::new(answer.assembled);
+        if let Ok(mut cache) = self.cache.lock() {
+            cache.insert(Arc::clone(&package), self.cache_limits);
+        }
+        Ok(Answer {
+            package,
+            bundle: req.bundle.clone(),
+            version: "corpus".into(),
         })
     }
 

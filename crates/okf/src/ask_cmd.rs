@@ -12,7 +12,7 @@ use std::io::IsTerminal;
 #[derive(Args)]
 pub(crate) struct AskArgs {
     #[command(flatten)]
-    source: Source,
+    pub(crate) source: Source,
     /// Print the canonical compact JSON even on a terminal (what a pipe or file always gets).
     #[arg(long, conflicts_with = "pretty")]
     json: bool,
@@ -27,7 +27,7 @@ pub(crate) struct AskArgs {
     #[arg(long)]
     regime_profile: bool,
     /// The question (quote it: okf ask "How do I borrow books?").
-    question: String,
+    pub(crate) question: String,
 }
 
 /// What `okf ask` writes.
@@ -52,6 +52,27 @@ pub(crate) fn output(json: bool, pretty: bool, stdout_is_terminal: bool) -> Outp
 }
 
 pub(crate) fn run(args: &AskArgs) -> Result<(), CliError> {
+    let json = match &args.source.corpus {
+        Some(manifest) => crate::corpus_cmd::ask(args, manifest)?,
+        None => assemble(args)?,
+    };
+    let parsed = || -> Result<Value, CliError> {
+        serde_json::from_str(&json).map_err(|e| {
+            CliError::Engine(Error::Json {
+                what: "package",
+                message: e.to_string(),
+            })
+        })
+    };
+    match output(args.json, args.pretty, std::io::stdout().is_terminal()) {
+        Output::Canonical => print(&json),
+        Output::Pretty => print(&crate::pretty(&parsed()?)),
+        Output::Summary => print(&summary(&parsed()?)),
+    }
+}
+
+/// The package for a direct index (the file or the embedded example).
+fn assemble(args: &AskArgs) -> Result<String, CliError> {
     let index = args.source.load()?;
     let budget = args.source.budget()?;
     let binding = args.source.binding();
@@ -71,19 +92,7 @@ pub(crate) fn run(args: &AskArgs) -> Result<(), CliError> {
         binding.as_ref(),
         &options,
     )?;
-    let parsed = || -> Result<Value, CliError> {
-        serde_json::from_str(&package.json).map_err(|e| {
-            CliError::Engine(Error::Json {
-                what: "package",
-                message: e.to_string(),
-            })
-        })
-    };
-    match output(args.json, args.pretty, std::io::stdout().is_terminal()) {
-        Output::Canonical => print(&package.json),
-        Output::Pretty => print(&crate::pretty(&parsed()?)),
-        Output::Summary => print(&summary(&parsed()?)),
-    }
+    Ok(package.json)
 }
 
 fn items<'a>(package: &'a Value, key: &str) -> &'a [Value] {

@@ -4,6 +4,7 @@
 mod ask_cmd;
 mod bench;
 mod build_cmd;
+mod corpus_cmd;
 mod delivery_cmd;
 mod eval_cmd;
 mod example;
@@ -66,6 +67,8 @@ enum Command {
     /// Build an evidence workbench (retained packages and parts) or drive one session of it.
     #[command(subcommand)]
     Workbench(workbench_cmd::WorkbenchCommand),
+    /// Build a sharded corpus from an index, or generate the synthetic scale corpus.
+    Corpus(corpus_cmd::CorpusArgs),
 }
 
 /// Where the index comes from and how packages are bound and budgeted.
@@ -74,6 +77,9 @@ pub(crate) struct Source {
     /// Index file (okf-context-index.v1). Without it the embedded example bundle is used.
     #[arg(long)]
     index: Option<PathBuf>,
+    /// Corpus manifest (okf-context-corpus.v1/v2/v3); its directory holds the shards.
+    #[arg(long, conflicts_with = "index")]
+    corpus: Option<PathBuf>,
     /// Binding URL to record instead of bundle.source_url (needs --binding-sha256).
     #[arg(long, requires = "binding_sha256")]
     binding_url: Option<String>,
@@ -149,6 +155,9 @@ pub(crate) enum CliError {
     /// An input is not what the command needs (not a package; a record the package lacks).
     #[error("{0}")]
     Input(String),
+    /// A corpus could not be read, built or assembled.
+    #[error(transparent)]
+    Corpus(#[from] okf_corpus::Error),
 }
 
 impl Source {
@@ -247,7 +256,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Catalogue(args) => delivery_cmd::catalogue(&args),
         Command::Read(args) => delivery_cmd::read_section(&args),
         Command::Retain(args) => delivery_cmd::retain(&args),
-        Command::Bench(args) => bench::run(&args),
+        Command::Bench(args) => match &args.source.corpus {
+            Some(manifest) => corpus_cmd::bench(&args, manifest),
+            None => bench::run(&args),
+        },
+        Command::Corpus(args) => corpus_cmd::run(&args),
         Command::Eval(args) => eval_cmd::run(&args),
         Command::Lint(args) => lint_cmd::run(&args),
         Command::Serve(args) => serve_cmd::run(args),

@@ -1,0 +1,386 @@
+//! Producer side (`okf corpus build`): shards one `okf-context-index.v1` into an
+//! `okf-context-corpus.v3` corpus: a base index (concepts, scope records, requirements), unit
+//! shards, ordinal-aligned discovery-card shards, BM25 posting buckets and adjacency buckets.
+
+use crate::manifest::{
+    ADJACENCY_SCHEMA, CORPUS_V3, Counts, FileRef, Inventory, Manifest, Ranking, Relationships,
+    Search, ShardRef, TotalTokens, bucket_names, is_ascii_iri,
+};
+use crate::shards::{ADJACENCY_BUCKET, CARDS, POSTINGS_V2, RECORDS};
+use crate::tokens::{BUCKET_ALGORITHM, TOKENISATION, bucket, corpus_tokens};
+use crate::working::id_of;
+use crate::{Error, limits};
+use okf_engine::ContextIndex;
+use okf_engine::canonical::{cmp_utf16, sha256_hex, to_canonical_string};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// Schema of a card reference.
+pub const CARD_REFERENCE: &str = "okf-discovery-card-reference.v1";
+/// Schema of an incident reference.
+pub const INCIDENT_REFERENCE: &str = "okf-discovery-incident-reference.v1";
+
+/// Outgoing and incoming assertions of one id.
+type Incident = (Vec<Value>, Vec<Value>);
+
+/// A corpus ready to be written: every file by relative path, and the manifest.
+#[derive(Debug, Clone)]
+pub struct BuiltCorpus {
+    /// Files other than the manifest, by relative path.
+    pub files: BTreeMap<String, Vec<u8>>,
+    /// The manifest.
+    pub manifest: Manifest,
+    /// Canonical JSON bytes of the manifest (written as `manifest.json`).
+    pub manifest_bytes: Vec<u8>,
+}
+
+fn canonical(v: &Value) -> Result<String, Error> {
+    to_canonical_string(v).map_err(|e| Error::Build(e.to_string()))
+}
+
+fn file(path: String, bytes: &[u8]) -> Result<FileRef, Error> {
+    if bytes.len() as u64 > limits::FILE_BYTES {
+        return Err(Error::Build(format!(
+            "{path} would be {} bytes, over the {} byte file limit; use fewer units per shard",
+            bytes.len(),
+            limits::FILE_BYTES
+        )));
+    }
+    Ok(FileRef {
+        path,
+        bytes: bytes.len() as u64,
+        sha256: sha256_hex(bytes),
+        encoding: None,
+        decoded_bytes: None,
+        decoded_sha256: None,
+    })
+}
+
+/// The discovery text of a card: label, heading path, summary and aliases, joined by newlines.
+pub(crate) fn card_text(card: &Value) -> String {
+    let strings = |key: &str| -> Vec<String> {
+        card.get(key)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut parts = vec![
+        card.get("label")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+    ];
+    parts.extend(strings("heading_path"));
+    parts.push(
+        card.get("summary")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+    );
+    parts.extend(strings("search_aliases"));
+    parts.join("\n")
+}
+
+/// Term frequencies and length of a text.
+pub(crate) fn term_counts(text: &str) -> (BTreeMap<String, u64>, u64) {
+    let tokens = corpus_tokens(text);
+    let mut tf = BTreeMap::new();
+    for t in &tokens {
+        *tf.entry(t.clone()).or_insert(0) += 1;
+    }
+    (tf, tokens.len() as u64)
+}
+
+/// A card for a unit: navigation text bound to the unit by its digest, never evidence.
+fn card_for(unit: &Value, unit_canonical: &str) -> Result<Value, Error> {
+    let id = id_of(unit);
+    let field = |k: &str| unit.get(k).cloned().unwrap_or(Value::Null);
+    let source = unit
+        .get("authority")
+        .and_then(|a| a.get("source"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let heading: Vec<Value> = unit
+        .get("route")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .take(20)
+        .map(|s| Value::String(s.chars().take(500).collect()))
+        .collect();
+    let aliases: Vec<Value> = unit
+        .get("aliases")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().or_else(|| x.get("text").and_then(Value::as_str)))
+                .take(100)
+                .map(|s| Value::String(s.chars().take(500).collect()))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(json!({
+        "id": format!("{id}#discovery-card"),
+        "evidence_id": id,
+        "evidence_sha256": sha256_hex(unit_canonical.as_bytes()),
+        "label": field("label"),
+        "heading_path": heading,
+        "summary": "",
+        "search_aliases": aliases,
+        "assertion_status": "normalized",
+        "authority": {
+            "class": "derived",
+            "label": "Discovery card derived by okf corpus build from the unit's own label and route",
+            "source": source,
+        },
+        "scope": field("scope"),
+        "provenance": field("provenance"),
+        "rights": field("rights"),
+        "access": field("access"),
+    }))
+}
+
+/// Shards `index` into a v3 corpus with at most `units_per_shard` units per record shard.
+pub fn build_v3(index: &ContextIndex, units_per_shard: usize) -> Result<BuiltCorpus, Error> {
+    let doc = serde_json::to_value(index.document()).map_err(|e| Error::Build(e.to_string()))?;
+    build_from_document(&doc, units_per_shard)
+}
+
+/// Shards an index document that may be larger than one index may be (the scale generator's
+/// output). Records are not validated here: every working index the reader builds from the
+/// corpus is validated by the engine.
+pub(crate) fn build_from_document(
+    doc: &Value,
+    units_per_shard: usize,
+) -> Result<BuiltCorpus, Error> {
+    let units_per_shard = units_per_shard.clamp(1, limits::MAX_SHARD_RECORDS as usize);
+    let document: okf_engine::model::IndexDocument = serde_json::from_value(Value::Object(
+        doc.as_object()
+            .map(|o| {
+                o.iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "records" | "assertions"))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .chain([
+                        ("records".to_owned(), Value::Array(Vec::new())),
+                        ("assertions".to_owned(), Value::Array(Vec::new())),
+                    ])
+                    .collect()
+            })
+            .unwrap_or_default(),
+    ))
+    .map_err(|e| Error::Build(format!("index head: {e}")))?;
+    let records = doc["records"].as_array().cloned().unwrap_or_default();
+    let assertions = doc["assertions"].as_array().cloned().unwrap_or_default();
+    let (mut units, base_records): (Vec<Value>, Vec<Value>) = records
+        .into_iter()
+        .partition(|r| r.get("kind").and_then(Value::as_str) == Some("evidence"));
+    units.sort_by(|a, b| cmp_utf16(id_of(a), id_of(b)));
+    for u in &units {
+        if !is_ascii_iri(id_of(u)) {
+            return Err(Error::Build(format!(
+                "unit id {:?} is not an ASCII IRI, so it cannot be range-sharded",
+                id_of(u)
+            )));
+        }
+    }
+    let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+
+    let mut base = doc.clone();
+    base["records"] = Value::Array(base_records);
+    base["assertions"] = Value::Array(Vec::new());
+    let base_bytes = canonical(&base)?.into_bytes();
+    let base_ref = FileRef {
+        path: "base-index.json".into(),
+        bytes: base_bytes.len() as u64,
+        sha256: sha256_hex(&base_bytes),
+        encoding: None,
+        decoded_bytes: None,
+        decoded_sha256: None,
+    };
+    files.insert(base_ref.path.clone(), base_bytes);
+
+    // Units, cards and postings.
+    let mut record_shards = Vec::new();
+    let mut card_shards = Vec::new();
+    let mut postings: BTreeMap<String, BTreeMap<String, Vec<[u64; 5]>>> = BTreeMap::new();
+    let (mut total_source, mut total_discovery) = (0u64, 0u64);
+    for (n, chunk) in units.chunks(units_per_shard).enumerate() {
+        let first_ordinal = (n * units_per_shard) as u64;
+        let mut cards = Vec::with_capacity(chunk.len());
+        for (i, unit) in chunk.iter().enumerate() {
+            let ordinal = first_ordinal + i as u64;
+            let unit_canonical = canonical(unit)?;
+            let card = card_for(unit, &unit_canonical)?;
+            let (stf, slen) = term_counts(unit.get("text").and_then(Value::as_str).unwrap_or(""));
+            let (dtf, dlen) = term_counts(&card_text(&card));
+            total_source += slen;
+            total_discovery += dlen;
+            let mut all: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+            for (t, c) in &stf {
+                all.entry(t).or_default().0 = *c;
+            }
+            for (t, c) in &dtf {
+                all.entry(t).or_default().1 = *c;
+            }
+            for (t, (s, d)) in all {
+                postings
+                    .entry(bucket(t))
+                    .or_default()
+                    .entry(t.to_owned())
+                    .or_default()
+                    .push([ordinal, s, slen, d, dlen]);
+            }
+            cards.push(card);
+        }
+        let records_bytes = canonical(&json!({
+            "schema": RECORDS, "first_ordinal": first_ordinal, "records": chunk,
+        }))?
+        .into_bytes();
+        let cards_bytes = canonical(&json!({
+            "schema": CARDS, "first_ordinal": first_ordinal, "cards": cards,
+        }))?
+        .into_bytes();
+        let r = file(format!("units/{n:05}.json"), &records_bytes)?;
+        let c = file(format!("cards/{n:05}.json"), &cards_bytes)?;
+        let shard = |f: FileRef, ids: bool| ShardRef {
+            path: f.path,
+            bytes: f.bytes,
+            sha256: f.sha256,
+            encoding: None,
+            decoded_bytes: None,
+            decoded_sha256: None,
+            first_ordinal,
+            count: chunk.len() as u64,
+            first_id: ids
+                .then(|| chunk.first().map(|u| id_of(u).to_owned()))
+                .flatten(),
+            last_id: ids
+                .then(|| chunk.last().map(|u| id_of(u).to_owned()))
+                .flatten(),
+        };
+        record_shards.push(shard(r, true));
+        card_shards.push(shard(c, false));
+        files.insert(format!("units/{n:05}.json"), records_bytes);
+        files.insert(format!("cards/{n:05}.json"), cards_bytes);
+    }
+
+    let mut search_shards = BTreeMap::new();
+    for b in bucket_names() {
+        let bytes = canonical(&json!({
+            "schema": POSTINGS_V2,
+            "postings": postings.remove(&b).unwrap_or_default(),
+        }))?
+        .into_bytes();
+        let f = file(format!("search/{b}.json"), &bytes)?;
+        files.insert(f.path.clone(), bytes);
+        search_shards.insert(b, f);
+    }
+
+    // Adjacency: every endpoint id with its outgoing and incoming assertions.
+    let mut entries: BTreeMap<String, Incident> = BTreeMap::new();
+    for a in &assertions {
+        let s = a
+            .get("source")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let t = a
+            .get("target")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        entries.entry(s).or_default().0.push(a.clone());
+        entries.entry(t).or_default().1.push(a.clone());
+    }
+    let mut buckets: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    let mut sorted: Vec<(String, Incident)> = entries.into_iter().collect();
+    sorted.sort_by(|a, b| cmp_utf16(&a.0, &b.0));
+    for (id, (mut out, mut inc)) in sorted {
+        out.sort_by(|x, y| cmp_utf16(id_of(x), id_of(y)));
+        inc.sort_by(|x, y| cmp_utf16(id_of(x), id_of(y)));
+        let ids_sha = |list: &[Value]| -> Result<String, Error> {
+            let ids: Vec<&str> = list.iter().map(id_of).collect();
+            Ok(sha256_hex(canonical(&json!(ids))?.as_bytes()))
+        };
+        let entry = json!({
+            "id": id,
+            "outgoing_count": out.len(),
+            "incoming_count": inc.len(),
+            "outgoing_ids_sha256": ids_sha(&out)?,
+            "incoming_ids_sha256": ids_sha(&inc)?,
+            "outgoing": out,
+            "incoming": inc,
+        });
+        buckets.entry(bucket(&id)).or_default().push(entry);
+    }
+    let mut adjacency_shards = BTreeMap::new();
+    for b in bucket_names() {
+        let bytes = canonical(&json!({
+            "schema": ADJACENCY_BUCKET,
+            "entries": buckets.remove(&b).unwrap_or_default(),
+        }))?
+        .into_bytes();
+        let f = file(format!("adjacency/{b}.json"), &bytes)?;
+        files.insert(f.path.clone(), bytes);
+        adjacency_shards.insert(b, f);
+    }
+
+    let bundle = document.bundle.clone();
+    let count = units.len() as u64;
+    let manifest = Manifest {
+        schema: CORPUS_V3.into(),
+        semantic_source_snapshot: bundle.snapshot.clone(),
+        bundle,
+        scope: document.scope.clone(),
+        limitations: document.limitations.clone(),
+        counts: Counts {
+            documents: 1,
+            pages: count,
+            nonempty_pages: count,
+            empty_pages: 0,
+            tokenless_pages: 0,
+        },
+        base_index: base_ref,
+        records: Inventory {
+            count,
+            shards: record_shards,
+        },
+        search: Search {
+            tokenisation: TOKENISATION.into(),
+            bucket_algorithm: BUCKET_ALGORITHM.into(),
+            shards: search_shards,
+            ranking: Some(Ranking::Bm25.declaration()),
+            total_tokens: Some(TotalTokens {
+                source: total_source,
+                discovery: total_discovery,
+            }),
+            alias_routes: None,
+        },
+        discovery: Some(Inventory {
+            count,
+            shards: card_shards,
+        }),
+        relationships: Some(Relationships {
+            schema: ADJACENCY_SCHEMA.into(),
+            bucket_algorithm: BUCKET_ALGORITHM.into(),
+            shards: adjacency_shards,
+        }),
+        extensions: None,
+    };
+    let manifest_value =
+        serde_json::to_value(&manifest).map_err(|e| Error::Build(e.to_string()))?;
+    let manifest_bytes = canonical(&manifest_value)?.into_bytes();
+    // The builder's output must pass the reader's own manifest rules.
+    Manifest::from_slice(&manifest_bytes)?;
+    Ok(BuiltCorpus {
+        files,
+        manifest,
+        manifest_bytes,
+    })
+}

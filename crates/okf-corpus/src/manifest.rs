@@ -1,0 +1,673 @@
+//! Corpus manifests `okf-context-corpus.v1`/`v2`/`v3` (spec §1.6): typed models and every
+//! manifest-level rule, checked before any shard is read.
+
+use crate::Error;
+use crate::limits;
+use okf_engine::canonical::{cmp_utf16, is_hex64, to_canonical_string};
+use okf_engine::model::Bundle;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Schema of a page corpus.
+pub const CORPUS_V1: &str = "okf-context-corpus.v1";
+/// Schema of a unit corpus.
+pub const CORPUS_V2: &str = "okf-context-corpus.v2";
+/// Schema of a source-bound discovery corpus.
+pub const CORPUS_V3: &str = "okf-context-corpus.v3";
+/// Schema of the v3 adjacency section.
+pub const ADJACENCY_SCHEMA: &str = "okf-context-adjacency.v1";
+/// Ranking id of plain two-field BM25.
+pub const BM25_V1: &str = "okf-bm25.v1";
+/// Ranking id of BM25 with the discovery field weighted 2.
+pub const BM25_WEIGHTED_V2: &str = "okf-bm25-weighted.v2";
+
+/// How a file is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Encoding {
+    /// gzip-compressed; the decoded bytes are bound separately.
+    Gzip,
+}
+
+/// A file reference `{path, bytes, sha256, encoding?, decoded_bytes?, decoded_sha256?}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileRef {
+    /// Confined relative path.
+    pub path: String,
+    /// Exact stored length.
+    pub bytes: u64,
+    /// SHA-256 of the stored bytes.
+    pub sha256: String,
+    /// Stored encoding, if compressed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<Encoding>,
+    /// Exact decoded length (gzip only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decoded_bytes: Option<u64>,
+    /// SHA-256 of the decoded bytes (gzip only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decoded_sha256: Option<String>,
+}
+
+/// A record or card shard reference: a file reference plus its ordinal range.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardRef {
+    /// Confined relative path.
+    pub path: String,
+    /// Exact stored length.
+    pub bytes: u64,
+    /// SHA-256 of the stored bytes.
+    pub sha256: String,
+    /// Stored encoding, if compressed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<Encoding>,
+    /// Exact decoded length (gzip only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decoded_bytes: Option<u64>,
+    /// SHA-256 of the decoded bytes (gzip only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decoded_sha256: Option<String>,
+    /// Ordinal of the shard's first record.
+    pub first_ordinal: u64,
+    /// Records in the shard.
+    pub count: u64,
+    /// Smallest record id (unit corpora).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_id: Option<String>,
+    /// Largest record id (unit corpora).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_id: Option<String>,
+}
+
+impl ShardRef {
+    /// The file part of the reference.
+    pub fn file(&self) -> FileRef {
+        FileRef {
+            path: self.path.clone(),
+            bytes: self.bytes,
+            sha256: self.sha256.clone(),
+            encoding: self.encoding,
+            decoded_bytes: self.decoded_bytes,
+            decoded_sha256: self.decoded_sha256.clone(),
+        }
+    }
+
+    /// Whether `ordinal` falls in this shard.
+    pub fn holds(&self, ordinal: u64) -> bool {
+        ordinal >= self.first_ordinal && ordinal - self.first_ordinal < self.count
+    }
+}
+
+/// Page and document census.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counts {
+    /// Source documents.
+    pub documents: u64,
+    /// Pages.
+    pub pages: u64,
+    /// Pages with text.
+    pub nonempty_pages: u64,
+    /// Pages without text.
+    pub empty_pages: u64,
+    /// Pages with text but no token.
+    pub tokenless_pages: u64,
+}
+
+/// Record (or card) inventory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Inventory {
+    /// Total records.
+    pub count: u64,
+    /// Ordinal-contiguous shards.
+    pub shards: Vec<ShardRef>,
+}
+
+/// Token totals per BM25 field (v3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TotalTokens {
+    /// Tokens of all evidence texts.
+    pub source: u64,
+    /// Tokens of all discovery cards.
+    pub discovery: u64,
+}
+
+/// The lexical search section.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Search {
+    /// Always `nfkd-lowercase-ascii-alphanumeric-min2-v1`.
+    pub tokenisation: String,
+    /// Always `fnv1a32-high-byte-hex-v1`.
+    pub bucket_algorithm: String,
+    /// Posting buckets `00`..`ff`.
+    pub shards: BTreeMap<String, FileRef>,
+    /// v3 ranking parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranking: Option<Value>,
+    /// v3 field totals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<TotalTokens>,
+    /// v3 weighted-ranking alias routes (accepted, not interpreted; spec §1.6 open point).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alias_routes: Option<Value>,
+}
+
+/// The v3 adjacency section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Relationships {
+    /// Always `okf-context-adjacency.v1`.
+    pub schema: String,
+    /// Always `fnv1a32-high-byte-hex-v1`.
+    pub bucket_algorithm: String,
+    /// Adjacency buckets `00`..`ff`.
+    pub shards: BTreeMap<String, FileRef>,
+}
+
+/// A corpus manifest of any supported version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// `okf-context-corpus.v1`, `.v2` or `.v3`.
+    pub schema: String,
+    /// Bundle identity copied into packages.
+    pub bundle: Bundle,
+    /// Snapshot the base index must carry.
+    pub semantic_source_snapshot: String,
+    /// Scope copied into packages.
+    pub scope: String,
+    /// Limitations copied into packages.
+    pub limitations: Vec<String>,
+    /// Page census.
+    pub counts: Counts,
+    /// The base index: concepts, scope records, requirements (and, before v3, assertions).
+    pub base_index: FileRef,
+    /// Record shards.
+    pub records: Inventory,
+    /// Posting buckets.
+    pub search: Search,
+    /// v3 discovery-card shards, ordinal-aligned with `records`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discovery: Option<Inventory>,
+    /// v3 adjacency buckets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relationships: Option<Relationships>,
+    /// Inert producer extensions; never interpreted, never a fetch permission.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Value>,
+}
+
+/// The manifest's corpus version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    /// Page corpus.
+    V1,
+    /// Unit corpus.
+    V2,
+    /// Source-bound discovery corpus.
+    V3,
+}
+
+/// The declared v3 ranking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ranking {
+    /// `okf-bm25.v1`: score = source + discovery.
+    Bm25,
+    /// `okf-bm25-weighted.v2`: score = source + 2 × discovery.
+    Bm25Weighted,
+}
+
+impl Ranking {
+    /// The ranking schema id.
+    pub fn id(self) -> &'static str {
+        match self {
+            Ranking::Bm25 => BM25_V1,
+            Ranking::Bm25Weighted => BM25_WEIGHTED_V2,
+        }
+    }
+
+    /// Weight of the discovery field.
+    pub fn discovery_weight(self) -> u64 {
+        match self {
+            Ranking::Bm25 => 1,
+            Ranking::Bm25Weighted => 2,
+        }
+    }
+
+    /// The exact parameter object the manifest must declare.
+    pub fn declaration(self) -> Value {
+        match self {
+            Ranking::Bm25 => json!({"schema": BM25_V1, "k1": 1.2, "b": 0.75,
+                "score_scale": 1_000_000, "fields": ["source", "discovery"]}),
+            Ranking::Bm25Weighted => json!({"schema": BM25_WEIGHTED_V2, "k1": 1.2, "b": 0.75,
+                "score_scale": 1_000_000, "fields": ["source", "discovery"],
+                "weights": {"source": 1, "discovery": 2}}),
+        }
+    }
+}
+
+/// Hex names of the 256 buckets.
+pub fn bucket_names() -> impl Iterator<Item = String> {
+    (0..=255u32).map(|b| format!("{b:02x}"))
+}
+
+/// Checks a file path: ≤ 240 chars of `[A-Za-z0-9_.-]` segments joined by `/`, no `.`/`..`.
+pub fn check_path(path: &str) -> Result<(), Error> {
+    let unsafe_path = |rule| {
+        Err(Error::UnsafePath {
+            path: path.to_owned(),
+            rule,
+        })
+    };
+    if path.is_empty() || path.len() > 240 {
+        return unsafe_path("must be 1-240 characters");
+    }
+    if path.contains('\\') || path.contains('%') || path.contains(':') {
+        return unsafe_path("must not contain a backslash, '%' or a scheme");
+    }
+    if path.starts_with('/') {
+        return unsafe_path("must be relative");
+    }
+    for segment in path.split('/') {
+        if segment.is_empty() || segment == "." || segment == ".." {
+            return unsafe_path("must not have empty, '.' or '..' segments");
+        }
+        if !segment
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        {
+            return unsafe_path("segments may use only A-Z, a-z, 0-9, '_', '.', '-'");
+        }
+    }
+    Ok(())
+}
+
+/// True for an ASCII IRI (spec §1 notation).
+pub fn is_ascii_iri(s: &str) -> bool {
+    let Some((scheme, rest)) = s.split_once(':') else {
+        return false;
+    };
+    s.len() <= 2000
+        && scheme
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_lowercase())
+        && scheme.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'+' | b'.' | b'-')
+        })
+        && !rest.is_empty()
+        && rest.bytes().all(|b| (b'!'..=b'~').contains(&b))
+}
+
+fn check_ref(field: &str, r: &FileRef, limit: u64, closed_v3: bool) -> Result<(), Error> {
+    check_path(&r.path)?;
+    if r.bytes == 0 || r.bytes > limit {
+        return Err(Error::manifest(
+            format!("{field}.bytes"),
+            format!("must be 1 to {limit} (declared {})", r.bytes),
+        ));
+    }
+    if !is_hex64(&r.sha256) {
+        return Err(Error::manifest(
+            format!("{field}.sha256"),
+            "must be 64 lowercase hex characters",
+        ));
+    }
+    match r.encoding {
+        Some(Encoding::Gzip) => {
+            match r.decoded_bytes {
+                Some(d) if (1..=limit).contains(&d) => {}
+                _ => {
+                    return Err(Error::manifest(
+                        format!("{field}.decoded_bytes"),
+                        format!("gzip files need decoded_bytes from 1 to {limit}"),
+                    ));
+                }
+            }
+            if !r.decoded_sha256.as_deref().is_some_and(is_hex64) {
+                return Err(Error::manifest(
+                    format!("{field}.decoded_sha256"),
+                    "gzip files need a hex64 decoded_sha256",
+                ));
+            }
+        }
+        None if closed_v3 && (r.decoded_bytes.is_some() || r.decoded_sha256.is_some()) => {
+            return Err(Error::manifest(
+                field.to_owned(),
+                "decoded_* fields are allowed only with gzip encoding",
+            ));
+        }
+        None => {}
+    }
+    Ok(())
+}
+
+fn check_inventory(
+    field: &str,
+    inv: &Inventory,
+    unit_ids: bool,
+    closed_v3: bool,
+    paths: &mut BTreeSet<String>,
+) -> Result<(), Error> {
+    if inv.shards.len() > limits::MAX_SHARDS {
+        return Err(Error::manifest(
+            format!("{field}.shards"),
+            format!("at most {} shards", limits::MAX_SHARDS),
+        ));
+    }
+    let mut next = 0u64;
+    let mut previous_last: Option<&str> = None;
+    for (i, shard) in inv.shards.iter().enumerate() {
+        let f = format!("{field}.shards[{i}]");
+        check_ref(&f, &shard.file(), limits::FILE_BYTES, closed_v3)?;
+        if !paths.insert(shard.path.clone()) {
+            return Err(Error::manifest(f, "duplicate file path"));
+        }
+        if shard.first_ordinal != next {
+            return Err(Error::manifest(
+                format!("{f}.first_ordinal"),
+                format!("shards must be contiguous from 0; expected {next}"),
+            ));
+        }
+        if !(1..=limits::MAX_SHARD_RECORDS).contains(&shard.count) {
+            return Err(Error::manifest(
+                format!("{f}.count"),
+                format!("must be 1 to {}", limits::MAX_SHARD_RECORDS),
+            ));
+        }
+        next += shard.count;
+        if unit_ids {
+            let (Some(first), Some(last)) = (shard.first_id.as_deref(), shard.last_id.as_deref())
+            else {
+                return Err(Error::manifest(f, "unit shards need first_id and last_id"));
+            };
+            if !is_ascii_iri(first) || !is_ascii_iri(last) {
+                return Err(Error::manifest(
+                    f,
+                    "first_id and last_id must be ASCII IRIs",
+                ));
+            }
+            if cmp_utf16(first, last) == Ordering::Greater {
+                return Err(Error::manifest(f, "first_id must not exceed last_id"));
+            }
+            if previous_last.is_some_and(|p| cmp_utf16(p, first) != Ordering::Less) {
+                return Err(Error::manifest(
+                    f,
+                    "unit id ranges must strictly ascend without overlapping",
+                ));
+            }
+            previous_last = Some(last);
+        } else if shard.first_id.is_some() || shard.last_id.is_some() {
+            return Err(Error::manifest(f, "first_id/last_id are not allowed here"));
+        }
+    }
+    if next != inv.count {
+        return Err(Error::manifest(
+            format!("{field}.count"),
+            format!("shard counts sum to {next}, not {}", inv.count),
+        ));
+    }
+    Ok(())
+}
+
+fn check_buckets(
+    field: &str,
+    shards: &BTreeMap<String, FileRef>,
+    closed_v3: bool,
+    paths: &mut BTreeSet<String>,
+) -> Result<(), Error> {
+    if shards.len() != 256 || !bucket_names().all(|b| shards.contains_key(&b)) {
+        return Err(Error::manifest(
+            field.to_owned(),
+            "must hold exactly the 256 buckets 00..ff",
+        ));
+    }
+    for (name, r) in shards {
+        let f = format!("{field}.{name}");
+        check_ref(&f, r, limits::FILE_BYTES, closed_v3)?;
+        if !paths.insert(r.path.clone()) {
+            return Err(Error::manifest(f, "duplicate file path"));
+        }
+    }
+    Ok(())
+}
+
+impl Manifest {
+    /// Parses and checks manifest bytes (already verified against their declared digest).
+    pub fn from_slice(bytes: &[u8]) -> Result<Self, Error> {
+        if bytes.len() as u64 > limits::MANIFEST_BYTES {
+            return Err(Error::manifest(
+                "$",
+                format!("manifest exceeds {} bytes", limits::MANIFEST_BYTES),
+            ));
+        }
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| Error::manifest("$", "manifest is not UTF-8"))?;
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let manifest: Manifest = serde_path_to_error::deserialize(de)
+            .map_err(|e| Error::manifest(e.path().to_string(), e.inner().to_string()))?;
+        manifest.check()?;
+        Ok(manifest)
+    }
+
+    /// The corpus version, from `schema`.
+    pub fn version(&self) -> Result<Version, Error> {
+        match self.schema.as_str() {
+            CORPUS_V1 => Ok(Version::V1),
+            CORPUS_V2 => Ok(Version::V2),
+            CORPUS_V3 => Ok(Version::V3),
+            other => Err(Error::manifest(
+                "schema",
+                format!("unsupported corpus schema {other:?}"),
+            )),
+        }
+    }
+
+    /// The declared v3 ranking.
+    pub fn ranking(&self) -> Result<Ranking, Error> {
+        let declared = self
+            .search
+            .ranking
+            .as_ref()
+            .ok_or_else(|| Error::manifest("search.ranking", "v3 corpora declare a ranking"))?;
+        let declared = to_canonical_string(declared)
+            .map_err(|e| Error::manifest("search.ranking", e.to_string()))?;
+        for r in [Ranking::Bm25, Ranking::Bm25Weighted] {
+            if to_canonical_string(&r.declaration()).is_ok_and(|d| d == declared) {
+                return Ok(r);
+            }
+        }
+        Err(Error::manifest(
+            "search.ranking",
+            "unsupported ranking parameters: must equal okf-bm25.v1 or okf-bm25-weighted.v2 exactly",
+        ))
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        let version = self.version()?;
+        let v3 = version == Version::V3;
+        let c = &self.counts;
+        for (name, v) in [
+            ("documents", c.documents),
+            ("pages", c.pages),
+            ("nonempty_pages", c.nonempty_pages),
+            ("empty_pages", c.empty_pages),
+            ("tokenless_pages", c.tokenless_pages),
+        ] {
+            if v > limits::MAX_COUNT {
+                return Err(Error::manifest(
+                    format!("counts.{name}"),
+                    format!("must be at most {}", limits::MAX_COUNT),
+                ));
+            }
+        }
+        if c.nonempty_pages + c.empty_pages != c.pages {
+            return Err(Error::manifest(
+                "counts",
+                "nonempty_pages + empty_pages must equal pages",
+            ));
+        }
+        if c.tokenless_pages > c.nonempty_pages {
+            return Err(Error::manifest(
+                "counts.tokenless_pages",
+                "must not exceed nonempty_pages",
+            ));
+        }
+        if self.records.count > limits::MAX_COUNT {
+            return Err(Error::manifest(
+                "records.count",
+                format!("must be at most {}", limits::MAX_COUNT),
+            ));
+        }
+        if version == Version::V1 && self.records.count != c.nonempty_pages {
+            return Err(Error::manifest(
+                "records.count",
+                "record inventory must equal the nonempty page census in a v1 corpus",
+            ));
+        }
+        let mut paths = BTreeSet::new();
+        check_ref("base_index", &self.base_index, limits::BASE_INDEX_BYTES, v3)?;
+        paths.insert(self.base_index.path.clone());
+        check_inventory(
+            "records",
+            &self.records,
+            version != Version::V1,
+            v3,
+            &mut paths,
+        )?;
+        if self.search.tokenisation != crate::tokens::TOKENISATION {
+            return Err(Error::manifest(
+                "search.tokenisation",
+                format!("must be {}", crate::tokens::TOKENISATION),
+            ));
+        }
+        if self.search.bucket_algorithm != crate::tokens::BUCKET_ALGORITHM {
+            return Err(Error::manifest(
+                "search.bucket_algorithm",
+                format!("must be {}", crate::tokens::BUCKET_ALGORITHM),
+            ));
+        }
+        check_buckets("search.shards", &self.search.shards, v3, &mut paths)?;
+        if !v3 {
+            if self.search.ranking.is_some()
+                || self.search.total_tokens.is_some()
+                || self.search.alias_routes.is_some()
+                || self.discovery.is_some()
+                || self.relationships.is_some()
+                || self.extensions.is_some()
+            {
+                return Err(Error::manifest(
+                    "$",
+                    "ranking, total_tokens, alias_routes, discovery, relationships and extensions belong to v3 corpora only",
+                ));
+            }
+            return Ok(());
+        }
+        let ranking = self.ranking()?;
+        let totals = self
+            .search
+            .total_tokens
+            .as_ref()
+            .ok_or_else(|| Error::manifest("search.total_tokens", "required in v3"))?;
+        if totals.source > limits::MAX_TOTAL_TOKENS || totals.discovery > limits::MAX_TOTAL_TOKENS {
+            return Err(Error::manifest(
+                "search.total_tokens",
+                "totals must be at most 10^12",
+            ));
+        }
+        if let Some(routes) = &self.search.alias_routes {
+            let ok = ranking == Ranking::Bm25Weighted
+                && routes.as_array().is_some_and(|a| a.len() <= 2000);
+            if !ok {
+                return Err(Error::manifest(
+                    "search.alias_routes",
+                    "allowed only with okf-bm25-weighted.v2, at most 2,000 entries",
+                ));
+            }
+        }
+        let cards = self
+            .discovery
+            .as_ref()
+            .ok_or_else(|| Error::manifest("discovery", "required in v3"))?;
+        if cards.count != self.records.count {
+            return Err(Error::manifest(
+                "discovery.count",
+                "must equal records.count",
+            ));
+        }
+        check_inventory("discovery", cards, false, true, &mut paths)?;
+        if cards.shards.len() != self.records.shards.len()
+            || cards
+                .shards
+                .iter()
+                .zip(&self.records.shards)
+                .any(|(c, r)| c.first_ordinal != r.first_ordinal || c.count != r.count)
+        {
+            return Err(Error::manifest(
+                "discovery.shards",
+                "card shards must be ordinal-aligned with the record shards",
+            ));
+        }
+        let rel = self
+            .relationships
+            .as_ref()
+            .ok_or_else(|| Error::manifest("relationships", "required in v3"))?;
+        if rel.schema != ADJACENCY_SCHEMA || rel.bucket_algorithm != crate::tokens::BUCKET_ALGORITHM
+        {
+            return Err(Error::manifest(
+                "relationships",
+                format!(
+                    "must declare {ADJACENCY_SCHEMA} with {}",
+                    crate::tokens::BUCKET_ALGORITHM
+                ),
+            ));
+        }
+        check_buckets("relationships.shards", &rel.shards, true, &mut paths)?;
+        if let Some(ext) = &self.extensions
+            && !ext.is_object()
+        {
+            return Err(Error::manifest("extensions", "must be an object"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_7_11_unsafe_paths_are_rejected() {
+        for p in [
+            "../outside",
+            "https://evil.test/data",
+            "/outside",
+            "records/%2e%2e/x",
+            "records/../x",
+            "records\\x",
+            "",
+            "a//b",
+        ] {
+            assert!(
+                matches!(check_path(p), Err(Error::UnsafePath { .. })),
+                "{p}"
+            );
+        }
+        check_path("records/0000.json.gz").unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    #[test]
+    fn ascii_iri_rule() {
+        assert!(is_ascii_iri("https://example.test/evidence/0"));
+        assert!(!is_ascii_iri("https://example.test/é"));
+        assert!(!is_ascii_iri("no-scheme"));
+        assert!(!is_ascii_iri("Https://x"));
+    }
+}
