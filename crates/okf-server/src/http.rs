@@ -941,3 +941,38 @@ async fn index_file(
     });
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_fields_are_escaped_and_truncated() {
+        let forged = "a\n2026 INFO okf::http: forged\u{0}\"x\\";
+        let safe = log_safe(forged);
+        assert!(!safe.chars().any(char::is_control), "{safe}");
+        assert!(safe.contains("\\n") && safe.contains("\\u{0}") && safe.contains("\\\""));
+        let long = log_safe(&"p".repeat(65_000));
+        assert_eq!(long.len(), MAX_LOG_FIELD_CHARS + 3);
+    }
+
+    #[test]
+    fn host_names_and_ports() {
+        assert_eq!(host_name("localhost"), Some("localhost"));
+        assert_eq!(host_name("127.0.0.1:8080"), Some("127.0.0.1"));
+        assert_eq!(host_name("[::1]:65535"), Some("[::1]"));
+        assert_eq!(host_name("[::1]"), Some("[::1]"));
+        for bad in [
+            "127.0.0.1:80@attacker.example",
+            "127.0.0.1:0",
+            "127.0.0.1:65536",
+            "127.0.0.1:",
+            "127.0.0.1:+80",
+            ":80",
+            "[::1]x",
+            "[::1",
+        ] {
+            assert_eq!(host_name(bad), None, "{bad}");
+        }
+    }
+}
