@@ -62,6 +62,16 @@ export function ask(body, signal) {
   return call('/api/ask', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }, signal);
 }
 
+/** POST /api/catalogue: one catalogue page of the replayed context. */
+export function catalogue(body, signal) {
+  return call('/api/catalogue', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }, signal);
+}
+
+/** POST /api/read: one exact slice of a section of the replayed context. */
+export function readEvidence(body, signal) {
+  return call('/api/read', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }, signal);
+}
+
 /** GET /api/context/{id}: a package this server retained. */
 export function getContext(contextId, signal) {
   return call(`/api/context/${encodeURIComponent(contextId)}`, { method: 'GET' }, signal);

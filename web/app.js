@@ -3,10 +3,10 @@
 // page by the same engine compiled to WebAssembly over the server's verified index bytes
 // (local.js; same bytes again), and the page says which.
 
-import { ApiError, ask, explainView, getContext, listBundles } from './api.js';
+import { ApiError, ask, catalogue, explainView, getContext, listBundles, readEvidence } from './api.js';
 import { clear, el } from './dom.js';
 import { renderPackage } from './render.js';
-import { ArgumentError, BUDGET_LIMITS, checkBuildArgs, checkExplainArgs } from './validate.js';
+import { ArgumentError, BUDGET_LIMITS, checkBuildArgs, checkExplainArgs, checkManifestArgs, checkReadArgs } from './validate.js';
 import { registerPageTools } from './webmcp.js';
 import { assembleLocally, localAvailable } from './local.js';
 
@@ -349,8 +349,18 @@ async function toolExplain(input, signal) {
   return explainView(response.value, recordId);
 }
 
+async function toolManifest(input, signal) {
+  const body = checkManifestArgs(input); // before any request
+  return (await catalogue(body, signal)).value;
+}
+
+async function toolRead(input, signal) {
+  const body = checkReadArgs(input); // before any request
+  return (await readEvidence(body, signal)).value;
+}
+
 async function startPageTools() {
-  const status = await registerPageTools({ build: toolBuild, explain: toolExplain });
+  const status = await registerPageTools({ build: toolBuild, explain: toolExplain, manifest: toolManifest, read: toolRead });
   const line = $('webmcp-status');
   line.textContent = `Page tools (WebMCP): ${status.message}`;
   line.dataset.available = String(status.available);

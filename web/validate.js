@@ -91,3 +91,67 @@ export function checkExplainArgs(input) {
   }
   return { contextId, recordId };
 }
+
+/** Sections an exact read can name; the first two need a record_id. */
+export const SECTIONS = Object.freeze(['record_text', 'record_metadata', 'relationships', 'diagnostics', 'package']);
+/** Largest offset a delivery call may send. */
+export const MAX_OFFSET = 2000000;
+
+function checkRange(value, field, min, max) {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ArgumentError(field, `must be a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function checkContextId(contextId) {
+  if (typeof contextId !== 'string' || !CONTEXT_ID.test(contextId)) {
+    throw new ArgumentError('context_id', 'must match ^urn:sha256:[0-9a-f]{64}$');
+  }
+  return contextId;
+}
+
+/** The replayed request (bundle, question, budget) shared by the two delivery tools. */
+function replayBody(input) {
+  const body = { bundle: checkBundle(input.bundle), question: checkQuestion(input.question) };
+  if (input.budget !== undefined) {
+    const budget = checkBudget(input.budget);
+    if (Object.keys(budget).length > 0) body.budget = budget;
+  }
+  return body;
+}
+
+/** Checks `okf_context_manifest` arguments; returns the body for POST /api/catalogue. */
+export function checkManifestArgs(input) {
+  closedObject(input, 'arguments', ['bundle', 'question', 'budget', 'context_id', 'offset', 'delivery_bytes']);
+  const body = replayBody(input);
+  if (input.context_id !== undefined) body.context_id = checkContextId(input.context_id);
+  if (input.offset !== undefined) body.offset = checkRange(input.offset, 'offset', 0, MAX_OFFSET);
+  if (input.delivery_bytes !== undefined) body.delivery_bytes = checkRange(input.delivery_bytes, 'delivery_bytes', 16384, 65536);
+  if ((body.offset ?? 0) > 0 && body.context_id === undefined) {
+    throw new ArgumentError('context_id', 'a continuation page (offset > 0) needs the context_id of the first page');
+  }
+  return body;
+}
+
+/** Checks `okf_read_evidence` arguments; returns the body for POST /api/read. */
+export function checkReadArgs(input) {
+  closedObject(input, 'arguments', ['bundle', 'question', 'budget', 'context_id', 'section', 'record_id', 'offset', 'delivery_bytes']);
+  const body = replayBody(input);
+  body.context_id = checkContextId(input.context_id);
+  if (!SECTIONS.includes(input.section)) throw new ArgumentError('section', `must be one of ${SECTIONS.join(', ')}`);
+  body.section = input.section;
+  const recordSection = input.section === 'record_text' || input.section === 'record_metadata';
+  if (recordSection !== (input.record_id !== undefined)) {
+    throw new ArgumentError('record_id', recordSection ? `is required for section ${input.section}` : `is only allowed with record_text and record_metadata`);
+  }
+  if (input.record_id !== undefined) {
+    if (typeof input.record_id !== 'string' || input.record_id.length < 1 || input.record_id.length > 2000) {
+      throw new ArgumentError('record_id', 'must be a string of 1-2000 characters');
+    }
+    body.record_id = input.record_id;
+  }
+  if (input.offset !== undefined) body.offset = checkRange(input.offset, 'offset', 0, MAX_OFFSET);
+  if (input.delivery_bytes !== undefined) body.delivery_bytes = checkRange(input.delivery_bytes, 'delivery_bytes', 8192, 65536);
+  return body;
+}

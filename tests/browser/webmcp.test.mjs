@@ -52,14 +52,15 @@ async function mcpCall(name, args) {
   return (await response.json()).result;
 }
 
-test('both page tools are registered read-only with closed input schemas', async () => {
+test('the four page tools are registered read-only with closed input schemas', async () => {
   const { page } = browser;
   await openPage(page, server.base);
   await page.waitForSelector('#webmcp-status[data-available="true"]');
   const tools = await page.evaluate(async () =>
     (await document.modelContext.getTools()).map((t) => ({ name: t.name, annotations: t.annotations, inputSchema: t.inputSchema })),
   );
-  assert.deepEqual(tools.map((t) => t.name), ['okf_build_context', 'okf_explain_context']);
+  // The polyfill lists tools sorted by name.
+  assert.deepEqual(tools.map((t) => t.name), ['okf_build_context', 'okf_context_manifest', 'okf_explain_context', 'okf_read_evidence']);
   for (const t of tools) {
     assert.deepEqual(t.annotations, { readOnlyHint: true, untrustedContentHint: true }, t.name);
     assert.equal(t.inputSchema.type, 'object');
@@ -71,9 +72,11 @@ test('both page tools are registered read-only with closed input schemas', async
   assert.match(build.properties.bundle.description, /^Id of a bundle this server serves: okf-dwp \(default version current\)/);
   assert.equal(build.properties.budget.additionalProperties, false);
   assert.deepEqual(build.properties.budget.properties.max_bytes, { type: 'integer', minimum: 8192, maximum: 524288 });
-  assert.deepEqual(tools[1].inputSchema.required, ['context_id']);
+  assert.deepEqual(tools[2].inputSchema.required, ['context_id']);
   const listed = await page.evaluate(() => navigator.modelContextTesting.listTools().map((t) => t.name).sort());
-  assert.deepEqual(listed, ['okf_build_context', 'okf_explain_context']);
+  assert.deepEqual(listed, ['okf_build_context', 'okf_context_manifest', 'okf_explain_context', 'okf_read_evidence']);
+  assert.deepEqual(tools[1].inputSchema.properties.bundle.enum, ['okf-dwp']);
+  assert.deepEqual(tools[3].inputSchema.required, ['bundle', 'question', 'context_id', 'section']);
 });
 
 test('okf_build_context returns the /api/ask package and shows it on the page', async () => {
@@ -150,8 +153,74 @@ test('the tools are unregistered when the page goes away', async () => {
   const { page } = browser;
   // Navigating away fires pagehide, which aborts the registration signal.
   const before = await page.evaluate(() => navigator.modelContextTesting.listTools().length);
-  assert.equal(before, 2);
+  assert.equal(before, 4);
   await page.evaluate(() => window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false })));
   const afterCount = await page.evaluate(() => navigator.modelContextTesting.listTools().length);
   assert.equal(afterCount, 0);
+});
+
+test('okf_context_manifest and okf_read_evidence rebuild the /api/ask package bytes in bounded pieces', async () => {
+  const { page } = browser;
+  await openPage(page, server.base);
+  await page.waitForSelector('#webmcp-status[data-available="true"]');
+  const question = imprisonmentQuestion();
+  const api = await fetch(`${server.base}/api/ask`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ bundle: 'okf-dwp', question }),
+  });
+  const expected = await api.text();
+  const pkg = JSON.parse(expected);
+
+  const ids = [];
+  let offset = 0;
+  let contextId;
+  for (;;) {
+    const args = { bundle: 'okf-dwp', question, offset, delivery_bytes: 16384, ...(contextId ? { context_id: contextId } : {}) };
+    const r = await execute(page, 'okf_context_manifest', args);
+    assert.ok(r.ok, r.message);
+    const catalogue = JSON.parse(r.result);
+    assert.ok(catalogue.response_bytes <= 16384);
+    contextId = catalogue.context_id;
+    ids.push(...catalogue.records.map((rec) => rec.id));
+    if (catalogue.delivery.next_offset === null) break;
+    offset = catalogue.delivery.next_offset;
+  }
+  assert.equal(contextId, pkg.context_id);
+  assert.deepEqual(ids, pkg.selected.map((s) => s.record.id), 'every selected record once, in package order');
+
+  let joined = '';
+  let at = 0;
+  let calls = 0;
+  while (at !== null) {
+    const r = await execute(page, 'okf_read_evidence', { bundle: 'okf-dwp', question, context_id: contextId, section: 'package', offset: at, delivery_bytes: 65536 });
+    assert.ok(r.ok, r.message);
+    const slice = JSON.parse(r.result);
+    assert.ok(slice.delivery.used_bytes <= 65536);
+    joined += slice.data;
+    at = slice.next_offset;
+    calls += 1;
+  }
+  assert.ok(calls > 1, 'a 0.5 MB package needs several reads');
+  assert.equal(joined, expected, 'the joined slices are the /api/ask bytes');
+
+  const before = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/')).length);
+  for (const bad of [
+    { bundle: 'okf-dwp', question, offset: 1 },
+    { bundle: 'okf-dwp', question, delivery_bytes: 9000.5 },
+    { bundle: 'okf-dwp', question, url: 'https://evil.example' },
+  ]) {
+    const r = await execute(page, 'okf_context_manifest', bad);
+    assert.equal(r.ok, false, JSON.stringify(bad));
+  }
+  for (const bad of [
+    { bundle: 'okf-dwp', question, context_id: contextId, section: 'full' },
+    { bundle: 'okf-dwp', question, context_id: contextId, section: 'package', record_id: 'x' },
+    { bundle: 'okf-dwp', question, context_id: contextId, section: 'record_text' },
+  ]) {
+    const r = await execute(page, 'okf_read_evidence', bad);
+    assert.equal(r.ok, false, JSON.stringify(bad));
+  }
+  const afterCount = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/')).length);
+  assert.equal(afterCount, before, 'invalid arguments make no request');
 });
