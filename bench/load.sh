@@ -48,5 +48,18 @@ run "POST /api/ask, example bundle" /api/ask "$(ask example 'How do I borrow boo
 run "POST /api/ask, DWP imprisonment question" /api/ask "$(ask okf-dwp "$q_dwp")"
 run "MCP tools/call ask_okf, example bundle" /mcp "$(mcp example 'How do I borrow books?')"
 run "MCP tools/call ask_okf, DWP imprisonment question" /mcp "$(mcp okf-dwp "$q_dwp")"
+# The bounded-delivery tools on the same question: the first catalogue page, and one 64 KiB
+# package slice (both replay the question; the read names the context_id it must reproduce).
+cid=$(curl -s -X POST -H 'Content-Type: application/json' "$url/api/ask" -d "$(ask okf-dwp "$q_dwp")" \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["context_id"])')
+tool() { python3 -c 'import json,sys;print(json.dumps({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":sys.argv[1],"arguments":json.loads(sys.argv[2])}}))' "$1" "$2"; }
+manifest_args=$(python3 -c 'import json,sys;print(json.dumps({"bundle":"okf-dwp","question":sys.argv[1],"delivery_bytes":16384}))' "$q_dwp")
+read_args=$(python3 -c 'import json,sys;print(json.dumps({"bundle":"okf-dwp","question":sys.argv[1],"context_id":sys.argv[2],"section":"package","offset":0,"delivery_bytes":65536}))' "$q_dwp" "$cid")
+run "MCP tools/call ask_okf_manifest, DWP imprisonment question" /mcp "$(tool ask_okf_manifest "$manifest_args")"
+run "MCP tools/call read_okf_evidence (package, 64 KiB slice), DWP imprisonment question" /mcp "$(tool read_okf_evidence "$read_args")"
+# One client, sequential: the cost of one MCP ask_okf against one POST /api/ask.
+connections=1
+run "sequential: POST /api/ask, DWP imprisonment question" /api/ask "$(ask okf-dwp "$q_dwp")"
+run "sequential: MCP tools/call ask_okf, DWP imprisonment question" /mcp "$(mcp okf-dwp "$q_dwp")"
 echo "== server memory"
 grep -E "VmRSS|VmHWM" "/proc/$pid/status"
