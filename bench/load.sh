@@ -39,7 +39,7 @@ url=$(sed -n 's/^listening on //p' "$dir/out")
 q_dwp=$(python3 -c "import json;print(json.load(open('../shared/dwp/evaluation/context-assembly/imprisonment-case.json'))['question'])")
 run() { # name path body
   echo "== $1"
-  BODY="$3" PATHNAME="$2" wrk -t2 -c"$connections" -d"${duration}s" --latency -s bench/post.lua "$url" \
+  BODY="$3" PATHNAME="$2" wrk -t"$(( connections < 2 ? connections : 2 ))" -c"$connections" -d"${duration}s" --latency -s bench/post.lua "$url" \
     | grep -E "Requests/sec|Transfer/sec|^ +(50|75|90|99)%|non_200|Latency "
 }
 ask() { python3 -c 'import json,sys;print(json.dumps({"bundle":sys.argv[1],"question":sys.argv[2]}))' "$1" "$2"; }
