@@ -5,7 +5,7 @@
 //! its `WebAssembly.Memory` view.
 #![allow(unsafe_code)]
 
-use crate::Module;
+use crate::{Module, WorkbenchCall};
 use std::cell::RefCell;
 
 thread_local! {
@@ -42,4 +42,35 @@ pub extern "C" fn okf_output_ptr() -> *const u8 {
 #[unsafe(no_mangle)]
 pub extern "C" fn okf_output_len() -> usize {
     MODULE.with_borrow(|m| m.output().len())
+}
+
+macro_rules! workbench_exports {
+    ($($name:ident => $call:ident),* $(,)?) => {$(
+        /// A workbench call on the input buffer (see `Module::workbench`): 0 = JSON,
+        /// 2 = envelope, 1 = error JSON.
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $name() -> u32 {
+            MODULE.with_borrow_mut(|m| m.workbench(WorkbenchCall::$call))
+        }
+    )*};
+}
+
+workbench_exports! {
+    okf_wb_open => Open,
+    okf_wb_descriptors => Descriptors,
+    okf_wb_validate => Validate,
+    okf_wb_begin => Begin,
+    okf_wb_fetch => Fetch,
+    okf_wb_finish => Finish,
+    okf_wb_read => Read,
+    okf_wb_records => Records,
+    okf_wb_navigate => Navigate,
+    okf_wb_page => Page,
+}
+
+/// Stores a fetched workbench file: the input buffer is the path (`path_len` bytes) and the
+/// body; `fetched` = 1 for the file's bytes, 0 for the reason it could not be fetched.
+#[unsafe(no_mangle)]
+pub extern "C" fn okf_wb_put(path_len: usize, fetched: u32) -> u32 {
+    MODULE.with_borrow_mut(|m| m.workbench_put(path_len, fetched == 1))
 }

@@ -14,6 +14,11 @@
 //! | `okf_ask()` | [`AskInput`] JSON | the package's canonical JSON | error JSON |
 //!
 //! Error JSON has the HTTP API's shape: `{"error":{"code","message","field"?}}`.
+//!
+//! The evidence workbench page (`/evidence/`) uses the `okf_wb_*` exports over
+//! [`workbench::Workbench`]; they return `0` with JSON, `2` with a finished
+//! `okf-workbench-result.v1` envelope, or `1` with error JSON.
+//!
 //! The safe logic lives in [`Module`]; the `ffi` module only exports it.
 
 use okf_engine::{Assembled, Binding, Budget, ContextIndex, assemble, canonical::sha256_hex};
@@ -21,6 +26,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod ffi;
+pub mod workbench;
+
+use workbench::{Reply, Workbench, WorkbenchCallError};
 
 /// Why a call produced no package.
 #[derive(Debug, thiserror::Error)]
@@ -128,6 +136,32 @@ pub struct Module {
     input: Vec<u8>,
     output: Vec<u8>,
     loaded: Option<Loaded>,
+    workbench: Workbench,
+}
+
+/// Which workbench call the page made (one per `okf_wb_*` export).
+#[derive(Debug, Clone, Copy)]
+pub enum WorkbenchCall {
+    /// `okf_wb_open`: admit a manifest, start new sessions.
+    Open,
+    /// `okf_wb_descriptors`: the seven tool descriptors.
+    Descriptors,
+    /// `okf_wb_validate`: check a tool input, no session call.
+    Validate,
+    /// `okf_wb_begin`: gate and reserve a tool call.
+    Begin,
+    /// `okf_wb_fetch`: files a pending call still needs.
+    Fetch,
+    /// `okf_wb_finish`: run a pending call.
+    Finish,
+    /// `okf_wb_read`: the page's own (unmetered) rendering call.
+    Read,
+    /// `okf_wb_records`: a case's selected records for the page's list.
+    Records,
+    /// `okf_wb_navigate`: a person's navigation.
+    Navigate,
+    /// `okf_wb_page`: the page state.
+    Page,
 }
 
 impl Module {
@@ -200,6 +234,81 @@ impl Module {
             &budget,
             Some(&input.binding),
         )?)
+    }
+
+    /// Runs a workbench call on the input buffer: 0 with JSON, 2 with an envelope, 1 with
+    /// error JSON.
+    pub fn workbench(&mut self, call: WorkbenchCall) -> u32 {
+        let bytes = std::mem::take(&mut self.input);
+        let wb = &mut self.workbench;
+        let result = match call {
+            WorkbenchCall::Open => wb.open(&bytes),
+            WorkbenchCall::Descriptors => Ok(Workbench::descriptors()),
+            WorkbenchCall::Validate => Workbench::validate(&bytes),
+            WorkbenchCall::Begin => wb.begin(&bytes),
+            WorkbenchCall::Fetch => wb.fetch(&bytes),
+            WorkbenchCall::Finish => wb.finish(&bytes),
+            WorkbenchCall::Read => wb.read(&bytes),
+            WorkbenchCall::Records => wb.records(&bytes),
+            WorkbenchCall::Navigate => wb.navigate(&bytes),
+            WorkbenchCall::Page => wb.page(),
+        };
+        self.reply(result)
+    }
+
+    /// Stores a file the page fetched for the workbench. The input buffer holds the
+    /// manifest-relative path (`path_len` bytes) followed by the body: the file's bytes when
+    /// `fetched` is true, else why it could not be fetched.
+    pub fn workbench_put(&mut self, path_len: usize, fetched: bool) -> u32 {
+        let bytes = std::mem::take(&mut self.input);
+        let result = if path_len > bytes.len() {
+            Err(WorkbenchCallError::Request {
+                field: "path_len",
+                message: format!("{path_len} is longer than the {}-byte input", bytes.len()),
+            })
+        } else {
+            let (path, body) = bytes.split_at(path_len);
+            match std::str::from_utf8(path) {
+                Err(_) => Err(WorkbenchCallError::Request {
+                    field: "path",
+                    message: "is not UTF-8".into(),
+                }),
+                Ok(path) => {
+                    let body = if fetched {
+                        Ok(body.to_vec())
+                    } else {
+                        Err(String::from_utf8_lossy(body).into_owned())
+                    };
+                    self.workbench.put(path.to_owned(), body)
+                }
+            }
+        };
+        self.reply(result)
+    }
+
+    fn reply(&mut self, result: Result<Reply, WorkbenchCallError>) -> u32 {
+        match result {
+            Ok(Reply::Json(text)) => {
+                self.output = text.into_bytes();
+                0
+            }
+            Ok(Reply::Envelope(text)) => {
+                self.output = text.into_bytes();
+                2
+            }
+            Err(e) => {
+                let mut error = serde_json::Map::new();
+                error.insert("code".into(), Value::from(e.code()));
+                error.insert("message".into(), Value::from(e.to_string()));
+                if let WorkbenchCallError::Request { field, .. } = &e {
+                    error.insert("field".into(), Value::from(*field));
+                }
+                self.output = serde_json::json!({ "error": error })
+                    .to_string()
+                    .into_bytes();
+                1
+            }
+        }
     }
 
     fn finish(&mut self, result: Result<Vec<u8>, WasmError>) -> u32 {

@@ -58,9 +58,11 @@ pub trait PresentationPort {
     fn deep_link(&self, selection: &Selection) -> String;
 }
 
-/// A page kept in memory: the scriptable driver and tests use it; the web page has its own.
+/// A page kept in memory: the scriptable driver, the wasm page host and tests use it.
 #[derive(Debug, Clone, Default)]
 pub struct MemoryPage {
+    /// The workbench id deep links name in `manifest` (none: the parameter is left out).
+    pub manifest: Option<String>,
     /// The state shown.
     pub state: PageState,
     /// Every selection presented, in order.
@@ -104,14 +106,59 @@ impl PresentationPort for MemoryPage {
         Ok(())
     }
     fn deep_link(&self, selection: &Selection) -> String {
-        let mut link = format!("?case={}", percent(&selection.case_id));
-        if let Some(r) = &selection.record_id {
-            link.push_str("&record=");
-            link.push_str(&percent(r));
+        deep_link(self.manifest.as_deref(), selection)
+    }
+}
+
+/// The share link of a selection, relative to the workbench page: query parameters
+/// `manifest` (when given), `case`, `record` (when given) and `tab`; never a ref, cursor or
+/// result id, which mean nothing outside this session.
+pub fn deep_link(manifest: Option<&str>, selection: &Selection) -> String {
+    let mut params = Vec::with_capacity(4);
+    if let Some(m) = manifest {
+        params.push(format!("manifest={}", percent(m)));
+    }
+    params.push(format!("case={}", percent(&selection.case_id)));
+    if let Some(r) = &selection.record_id {
+        params.push(format!("record={}", percent(r)));
+    }
+    params.push(format!("tab={}", percent(&selection.view)));
+    format!("?{}", params.join("&"))
+}
+
+/// Ids derived from a seed: UUID-v4-shaped text from SHA-256 of `seed:n` for n = 1, 2, ….
+/// The same seed gives the same ids, so two hosts (the `okf workbench run` driver and the web
+/// page) replay a journey to the same envelopes; a host seeds it randomly otherwise.
+#[derive(Debug, Clone)]
+pub struct SeededIds {
+    seed: String,
+    counter: u64,
+}
+
+impl SeededIds {
+    /// Ids from this seed.
+    pub fn new(seed: impl Into<String>) -> Self {
+        SeededIds {
+            seed: seed.into(),
+            counter: 0,
         }
-        link.push_str("&tab=");
-        link.push_str(&percent(&selection.view));
-        link
+    }
+}
+
+impl IdSource for SeededIds {
+    fn next_id(&mut self) -> String {
+        self.counter += 1;
+        let h =
+            okf_engine::canonical::sha256_hex(format!("{}:{}", self.seed, self.counter).as_bytes());
+        // UUID v4 layout: version nibble 4, variant 8.
+        format!(
+            "{}-{}-4{}-8{}-{}",
+            &h[0..8],
+            &h[8..12],
+            &h[13..16],
+            &h[17..20],
+            &h[20..32]
+        )
     }
 }
 

@@ -188,6 +188,13 @@ pub struct Ticket {
     started_ms: u64,
 }
 
+impl Ticket {
+    /// The call's input.
+    pub fn input(&self) -> &Value {
+        &self.input
+    }
+}
+
 /// The single application service that tools and human controls share.
 pub struct Session<H: Host> {
     host: H,
@@ -353,6 +360,109 @@ impl<H: Host> Session<H> {
             cap,
             started_ms: self.now(),
         })
+    }
+
+    /// The cases whose packages a call with this input may load and that are not cached:
+    /// its `case_id`, the cases its `ref`, `cursor` and `result_id` point at, and the page's
+    /// case. A superset, for hosts that must fetch files before the (synchronous) call runs.
+    pub fn cases_to_fetch(&self, input: &Value) -> Vec<String> {
+        let text = |key: &str| input.get(key).and_then(Value::as_str);
+        let mut cases = std::collections::BTreeSet::new();
+        cases.extend(text("case_id").map(str::to_owned));
+        if let Some(r) = text("ref").and_then(|r| self.refs.get(r)) {
+            cases.insert(r.0.case.clone());
+        }
+        if let Some(c) = text("cursor").and_then(|c| self.cursors.get(c)) {
+            cases.insert(c.0.case.clone());
+        }
+        if let Some(r) = text("result_id").and_then(|r| self.results.get(r)) {
+            cases.insert(r.0.case.clone());
+        }
+        cases.extend(self.page_case());
+        let manifest = self.manifest.as_deref();
+        cases
+            .into_iter()
+            .filter(|c| manifest.is_some_and(|m| m.case(c).is_some()))
+            .filter(|c| self.contexts.get(c).is_none())
+            .collect()
+    }
+
+    /// The manifest-relative files (with their byte caps) a verified load of `case` reads.
+    pub fn package_files(&self, case: &str) -> Vec<(String, usize)> {
+        let Some(c) = self.manifest.as_deref().and_then(|m| m.case(case)) else {
+            return Vec::new();
+        };
+        if c.package.parts.is_empty() {
+            vec![(c.package.url.clone(), manifest::MAX_PACKAGE_BYTES)]
+        } else {
+            c.package
+                .parts
+                .iter()
+                .map(|p| (p.url.clone(), manifest::MAX_PART_BYTES))
+                .collect()
+        }
+    }
+
+    /// A call for the page's own rendering (spec §1.1 route): the same tool bodies, without the
+    /// budget gate, reservations or metrics, and with a reply cap of [`MAX_SESSION_BYTES`] so
+    /// a view arrives whole. Hosts use a separate session for it, so a person browsing never
+    /// spends an assistant's budget or changes its references.
+    pub fn page_call(&mut self, name: &str, input: &Value) -> String {
+        self.sync();
+        let Some(tool) = tools::tool(name) else {
+            let e = fail(
+                "unknown_tool",
+                format!("{} is not a workbench tool", short(name, 80)),
+            );
+            return self.error_envelope(&e, MAX_SESSION_BYTES);
+        };
+        if let Err(message) = tools::validate(tool, input) {
+            let e = fail("invalid_request", truncate(&message, 240));
+            return self.error_envelope(&e, MAX_SESSION_BYTES);
+        }
+        let ticket = Ticket {
+            id: u64::MAX,
+            tool,
+            input: input.clone(),
+            cap: MAX_SESSION_BYTES,
+            started_ms: self.now(),
+        };
+        match self.run(&ticket) {
+            Ok(reply) => self
+                .envelope(
+                    &reply.case,
+                    Some(reply.data),
+                    reply.complete,
+                    reply.next_cursor,
+                    reply.result_id,
+                )
+                .seal(),
+            Err(e) => self.error_envelope(&e, MAX_SESSION_BYTES),
+        }
+    }
+
+    /// The selected records of a case for the page's record list, in package order:
+    /// `{case_id, evidence_status, records: [{ref, record_id, title, kind, ...}]}`.
+    pub fn page_records(&mut self, case: &str) -> Result<Value, ToolError> {
+        self.sync();
+        let case = self.known_case(Some(case.to_owned()))?;
+        let p = self.package(&case)?;
+        let mut records = Vec::new();
+        for item in p["selected"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            let record = &item["record"];
+            let mut m = self.record_metadata(&case, record);
+            m.insert("record_id".into(), record["id"].clone());
+            records.push(Value::Object(m));
+        }
+        Ok(serde_json::json!({
+            "case_id": case,
+            "evidence_status": p["evidence_status"],
+            "records": records,
+        }))
     }
 
     /// Steps 7–11: readiness, the tool body, the reply bound, metrics and release.

@@ -7,7 +7,7 @@ use okf_engine::assemble;
 use okf_engine::canonical::sha256_hex;
 use okf_workbench::manifest::{self, MAX_MANIFEST_BYTES};
 use okf_workbench::ports::{
-    Clock, IdSource, Loader, MemoryPage, PageState, PresentationPort, Selection,
+    Clock, IdSource, Loader, MemoryPage, PageState, PresentationPort, SeededIds, Selection,
 };
 use okf_workbench::{Session, package};
 use serde::Deserialize;
@@ -44,6 +44,13 @@ pub(crate) struct RunArgs {
     /// The workbench manifest (okf-evidence-workbench.v1); packages and parts are read beside it.
     #[arg(long)]
     manifest: PathBuf,
+    /// Seed of the session's ids (default: random). The web page given the same seed, clock
+    /// and calls replies with the same envelopes.
+    #[arg(long)]
+    seed: Option<String>,
+    /// The workbench id deep links name in their `manifest` parameter, as the page does.
+    #[arg(long)]
+    link_manifest: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -231,8 +238,7 @@ impl Loader for FileLoader {
 struct DriverHost {
     files: FileLoader,
     now: u64,
-    seed: String,
-    counter: u64,
+    ids: SeededIds,
     page: MemoryPage,
 }
 
@@ -248,17 +254,7 @@ impl Clock for DriverHost {
 }
 impl IdSource for DriverHost {
     fn next_id(&mut self) -> String {
-        self.counter += 1;
-        let h = sha256_hex(format!("{}:{}", self.seed, self.counter).as_bytes());
-        // UUID v4 layout: version nibble 4, variant 8.
-        format!(
-            "{}-{}-4{}-8{}-{}",
-            &h[0..8],
-            &h[8..12],
-            &h[13..16],
-            &h[17..20],
-            &h[20..32]
-        )
+        self.ids.next_id()
     }
 }
 impl PresentationPort for DriverHost {
@@ -367,9 +363,11 @@ fn drive(args: &RunArgs) -> Result<(), CliError> {
     let host = DriverHost {
         files: FileLoader::new(dir),
         now: 0,
-        seed: random_seed(),
-        counter: 0,
-        page: MemoryPage::default(),
+        ids: SeededIds::new(args.seed.clone().unwrap_or_else(random_seed)),
+        page: MemoryPage {
+            manifest: args.link_manifest.clone(),
+            ..MemoryPage::default()
+        },
     };
     let mut session = Session::new(host);
     session

@@ -707,3 +707,175 @@ fn build_refuses_a_bad_question_id_naming_the_field_and_writes_nothing() {
         "no staging directory is left behind"
     );
 }
+
+/// Resolves `"$N.path"` strings against earlier envelopes, as `okf workbench run` does.
+fn resolve(value: &Value, printed: &[Value]) -> Value {
+    match value {
+        Value::String(s) if s.starts_with('$') => {
+            let mut steps = s[1..].split('.');
+            let n: usize = steps.next().unwrap().parse().unwrap();
+            steps.fold(printed[n].clone(), |cur, step| {
+                match step.parse::<usize>() {
+                    Ok(i) if cur.is_array() => cur[i].clone(),
+                    _ => cur[step].clone(),
+                }
+            })
+        }
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), resolve(v, printed)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Plays a journey through the page's WebAssembly interface (natively compiled), fetching
+/// files from the workbench directory the way the page's adapter does: begin, fetch what the
+/// call may need, check again, finish.
+fn module_journey(manifest: &Path, seed: &str, lines: &[Value]) -> Vec<String> {
+    use okf_wasm::{Module, WorkbenchCall};
+    fn call(m: &mut Module, kind: WorkbenchCall, input: &[u8]) -> (u32, String) {
+        m.input(input.len()).copy_from_slice(input);
+        let status = m.workbench(kind);
+        (status, String::from_utf8(m.output().to_vec()).unwrap())
+    }
+    let dir = manifest.parent().unwrap();
+    let mut m = Module::default();
+    let open = json!({"manifest_id": "dwp-staff", "seed": seed, "manifest": std::fs::read_to_string(manifest).unwrap()});
+    let (status, text) = call(&mut m, WorkbenchCall::Open, open.to_string().as_bytes());
+    assert_eq!(status, 0, "{text}");
+    let mut printed: Vec<Value> = Vec::new();
+    let mut out = Vec::new();
+    for line in lines {
+        let request =
+            json!({"tool": line["tool"], "arguments": resolve(&line["arguments"], &printed)});
+        let (status, text) = call(&mut m, WorkbenchCall::Begin, request.to_string().as_bytes());
+        let envelope = if status == 2 {
+            text
+        } else {
+            assert_eq!(status, 0, "{text}");
+            let ticket = serde_json::from_str::<Value>(&text).unwrap()["ticket"].clone();
+            loop {
+                let (_, text) = call(
+                    &mut m,
+                    WorkbenchCall::Fetch,
+                    json!({"ticket": ticket}).to_string().as_bytes(),
+                );
+                let fetch: Value = serde_json::from_str(&text).unwrap();
+                let files = fetch["fetch"].as_array().unwrap();
+                if files.is_empty() {
+                    break;
+                }
+                for f in files {
+                    let path = f["path"].as_str().unwrap();
+                    let mut input = path.as_bytes().to_vec();
+                    input.extend(std::fs::read(dir.join(path)).unwrap());
+                    m.input(input.len()).copy_from_slice(&input);
+                    assert_eq!(m.workbench_put(path.len(), true), 0);
+                }
+            }
+            let (status, text) = call(
+                &mut m,
+                WorkbenchCall::Finish,
+                json!({"ticket": ticket}).to_string().as_bytes(),
+            );
+            assert_eq!(status, 2, "{text}");
+            text
+        };
+        printed.push(serde_json::from_str(&envelope).unwrap());
+        out.push(envelope);
+    }
+    out
+}
+
+/// A journey through all seven tools over one case with selected evidence.
+fn seven_tool_journey(case: &Value) -> Vec<Value> {
+    let id = &case["id"];
+    vec![
+        call("okf_get_state", json!({})),
+        call("okf_search_evidence", json!({"query": case["question"]})),
+        call(
+            "okf_search_evidence",
+            json!({"query": "pension credit", "scope": "evidence", "case_id": id, "limit": 2}),
+        ),
+        call(
+            "okf_get_evidence",
+            json!({"ref": "$2.data.items.0.ref", "section": "passage", "max_bytes": 32768}),
+        ),
+        call(
+            "okf_get_evidence",
+            json!({"ref": "$2.data.items.0.ref", "section": "provenance"}),
+        ),
+        call(
+            "okf_get_relationships",
+            json!({"ref": "$2.data.items.0.ref"}),
+        ),
+        call(
+            "okf_get_view_data",
+            json!({"view": "graph", "case_id": id, "max_bytes": 32768}),
+        ),
+        call(
+            "okf_get_view_data",
+            json!({"view": "requirements", "case_id": id}),
+        ),
+        call(
+            "okf_show_view",
+            json!({"expected_revision": 0, "snapshot_id": "$0.snapshot_id", "result_id": "$6.result_id"}),
+        ),
+        call("okf_get_calculation", json!({"case_id": id})),
+        call("okf_get_view_data", json!({"view": "rates"})),
+        call("okf_get_state", json!({})),
+    ]
+}
+
+#[test]
+fn s1_1_the_page_module_replies_with_the_same_envelopes_as_okf_workbench_run() {
+    let manifest = built();
+    let m = manifest_json(manifest);
+    let case = &m["questions"][9];
+    let lines = seven_tool_journey(case);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_okf"))
+        .args(["workbench", "run", "--manifest", manifest.to_str().unwrap()])
+        .args(["--seed", "journey-seed", "--link-manifest", "dwp-staff"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        for l in &lines {
+            writeln!(stdin, "{l}").unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let cli: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let page = module_journey(manifest, "journey-seed", &lines);
+    assert_eq!(cli.len(), lines.len());
+    for (i, (a, b)) in cli.iter().zip(&page).enumerate() {
+        assert_eq!(a, b, "envelope {i} differs");
+    }
+    // The journey really exercised every tool successfully, and the show_view deep link
+    // names the manifest, case and tab, never a ref.
+    let envelopes: Vec<Value> = cli.iter().map(|l| checked(l)).collect();
+    for (i, e) in envelopes.iter().enumerate() {
+        assert!(e.get("error").is_none(), "call {i}: {e}");
+    }
+    let link = envelopes[8]["data"]["deep_link"].as_str().unwrap();
+    assert_eq!(
+        link,
+        format!(
+            "?manifest=dwp-staff&case={}&tab=graph",
+            case["id"].as_str().unwrap()
+        )
+    );
+    assert_eq!(envelopes[11]["state_revision"], 1);
+    // A different seed gives different ids, so the equality above is not vacuous.
+    let other = module_journey(manifest, "another-seed", &lines);
+    assert_ne!(other[2], page[2]);
+}
