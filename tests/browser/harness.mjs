@@ -253,3 +253,29 @@ export function expectedGraph(pkg) {
   const edges = pkg.relationships.filter((r) => drawn.has(r.source) && drawn.has(r.target)).slice(0, 120);
   return { nodes: nodes.length, edges: edges.length };
 }
+
+/**
+ * Builds a small DWP evidence workbench with `okf workbench build` (the first three DWP staff
+ * questions with their briefs, and the imprisonment question) under `dir/wb`, and writes a
+ * registry serving it as `dwp-test` beside the DWP bundle. Returns `{registry, manifest}`.
+ */
+export function dwpWorkbench(dir) {
+  const staff = JSON.parse(readFileSync(shared('dwp/evaluation/evidence-workbench/manifest.json'), 'utf8'));
+  const questions = staff.questions.slice(0, 3).map((q) => ({
+    id: q.id,
+    label: q.label,
+    question: q.question,
+    ambiguities: q.ambiguities,
+    required_evidence: q.required_evidence,
+    scope_gaps: q.scope_gaps,
+  }));
+  questions.push({ id: 'imprisonment', label: 'Imprisonment', question: imprisonmentQuestion() });
+  const file = path.join(dir, 'questions.json');
+  writeFileSync(file, JSON.stringify({ title: 'DWP questions over the DMG index', publication: staff.publication, questions }));
+  const out = path.join(dir, 'wb');
+  execFileSync(okfBin, ['workbench', 'build', '--index', DWP_INDEX, '--questions', file, '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const manifest = path.join(out, 'manifest.json');
+  const registry = dwpRegistry(dir);
+  writeFileSync(registry, `${readFileSync(registry, 'utf8')}\n[[workbench]]\nid = "dwp-test"\nmanifest = ${JSON.stringify(manifest)}\n`);
+  return { registry, manifest };
+}

@@ -24,12 +24,14 @@ const WASM: &str = "application/wasm";
 
 /// The page itself.
 const INDEX: &str = include_str!("../../../web/index.html");
+/// The evidence workbench page (`/evidence/`).
+const EVIDENCE: &str = include_str!("../../../web/evidence.html");
 
 /// The engine as a WebAssembly module (`crates/okf-wasm`, built by `scripts/build-wasm`).
 pub const WASM_MODULE: &[u8] = include_bytes!("../../../web/okf.wasm");
 
 /// Static assets under `/assets/{name}`: name, content type, bytes.
-pub const ASSETS: [(&str, &str, &str); 10] = [
+pub const ASSETS: [(&str, &str, &str); 13] = [
     ("app.js", JS, include_str!("../../../web/app.js")),
     ("api.js", JS, include_str!("../../../web/api.js")),
     ("dom.js", JS, include_str!("../../../web/dom.js")),
@@ -40,6 +42,9 @@ pub const ASSETS: [(&str, &str, &str); 10] = [
     ("local.js", JS, include_str!("../../../web/local.js")),
     ("style.css", CSS, include_str!("../../../web/style.css")),
     ("icon.svg", SVG, include_str!("../../../web/icon.svg")),
+    ("evidence.js", JS, include_str!("../../../web/evidence.js")),
+    ("workbench.js", JS, include_str!("../../../web/workbench.js")),
+    ("views.js", JS, include_str!("../../../web/views.js")),
 ];
 
 /// The routes of the page, to be merged into the main router (its layers add no-store,
@@ -47,6 +52,7 @@ pub const ASSETS: [(&str, &str, &str); 10] = [
 pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
     Router::new()
         .route("/", get(index))
+        .route("/evidence/", get(evidence))
         .route("/assets/{name}", get(asset))
 }
 
@@ -76,6 +82,10 @@ fn page_response(content_type: &'static str, body: &'static [u8]) -> Response {
 
 async fn index() -> Response {
     page_response(HTML, INDEX.as_bytes())
+}
+
+async fn evidence() -> Response {
+    page_response(HTML, EVIDENCE.as_bytes())
 }
 
 async fn asset(Path(name): Path<String>) -> Response {
@@ -135,6 +145,7 @@ mod tests {
     async fn page_and_assets_are_served_with_csp_and_content_types() {
         let mut cases = vec![
             ("/".to_owned(), HTML, INDEX.as_bytes()),
+            ("/evidence/".to_owned(), HTML, EVIDENCE.as_bytes()),
             ("/assets/okf.wasm".to_owned(), WASM, WASM_MODULE),
         ];
         cases.extend(ASSETS.iter().map(|(name, content_type, body)| {
@@ -161,7 +172,7 @@ mod tests {
                 "{path}"
             );
             assert_eq!(header_of(&response, "x-frame-options"), "DENY", "{path}");
-            let bytes = to_bytes(response.into_body(), 1 << 20).await.unwrap();
+            let bytes = to_bytes(response.into_body(), 4 << 20).await.unwrap();
             assert_eq!(&bytes[..], body, "{path}");
         }
         let missing = get("/assets/nope.js").await;

@@ -1,0 +1,289 @@
+// 8. The evidence workbench page (/evidence/) over a served DWP workbench built by
+//    `okf workbench build`: the seven WebMCP tools (polyfill) register in order with the
+//    session's schemas; a journey through all seven returns the same envelopes as
+//    `okf workbench run` for the same calls, seed and clock; 64 parallel 32 KiB calls give
+//    exactly 32 successes; a person's tab change makes an older okf_show_view fail with
+//    stale_revision; invalid input never reaches the session; axe-core finds no serious or
+//    critical violation (desktop and 390 px, every tab); a keyboard-only journey; screenshots.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { after, before, test } from 'node:test';
+import { dwpWorkbench, launch, okfBin, screenshot, startServer, tempDir } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
+const SEED = 'browser-journey-seed';
+const TABS = ['source', 'trace', 'ontology', 'graph', 'requirements', 'interactions', 'rates', 'calculation'];
+
+let dir;
+let built;
+let server;
+let browser;
+
+before(async () => {
+  dir = tempDir('workbench');
+  built = dwpWorkbench(dir);
+  server = await startServer(['--registry', built.registry]);
+  browser = await launch({ polyfill: true });
+  // The test host: a fixed seed and a clock that stays at 0, as `okf workbench run` has.
+  await browser.context.addInitScript((seed) => {
+    window.okfWorkbenchTestHost = { seed, now: () => 0 };
+    const registered = [];
+    window.__registeredTools = registered;
+    const mc = document.modelContext;
+    if (mc && typeof mc.registerTool === 'function') {
+      const original = mc.registerTool.bind(mc);
+      mc.registerTool = (tool, options) => {
+        registered.push({ name: tool.name, hasSignal: options?.signal instanceof AbortSignal, outputSchema: 'outputSchema' in tool });
+        return original(tool, options);
+      };
+    }
+  }, SEED);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function openWorkbench(page, query = '?manifest=dwp-test') {
+  await page.goto(`${server.base}/evidence/${query}`);
+  await page.waitForSelector('#webmcp-status[data-available]');
+  await page.waitForSelector('#cases-panel:not([hidden])');
+}
+
+function execute(page, name, args) {
+  return page.evaluate(
+    async ([n, a]) => {
+      try {
+        return { ok: true, text: await navigator.modelContextTesting.executeTool(n, a) };
+      } catch (e) {
+        return { ok: false, name: e?.name, message: String(e?.message ?? e) };
+      }
+    },
+    [name, typeof args === 'string' ? args : JSON.stringify(args)],
+  );
+}
+
+/** Resolves "$N.path" strings against earlier envelopes, as `okf workbench run` does. */
+function resolve(value, printed) {
+  if (typeof value === 'string' && value.startsWith('$')) {
+    const [n, ...steps] = value.slice(1).split('.');
+    return steps.reduce((cur, step) => cur?.[step], printed[Number(n)]);
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, printed)]));
+  }
+  return value;
+}
+
+const JOURNEY = [
+  { tool: 'okf_get_state', arguments: {} },
+  { tool: 'okf_search_evidence', arguments: { query: 'imprisoned claimant custody' } },
+  { tool: 'okf_search_evidence', arguments: { query: 'prison', scope: 'evidence', case_id: 'imprisonment', limit: 2 } },
+  { tool: 'okf_get_evidence', arguments: { ref: '$2.data.items.0.ref', section: 'passage', max_bytes: 32768 } },
+  { tool: 'okf_get_evidence', arguments: { ref: '$2.data.items.0.ref', section: 'provenance' } },
+  { tool: 'okf_get_relationships', arguments: { ref: '$2.data.items.0.ref' } },
+  { tool: 'okf_get_view_data', arguments: { view: 'graph', case_id: 'imprisonment', max_bytes: 32768 } },
+  { tool: 'okf_get_view_data', arguments: { view: 'requirements', case_id: 'imprisonment', max_bytes: 8192 } },
+  { tool: 'okf_show_view', arguments: { expected_revision: 0, snapshot_id: '$0.snapshot_id', result_id: '$6.result_id' } },
+  { tool: 'okf_get_calculation', arguments: { case_id: 'imprisonment' } },
+  { tool: 'okf_search_evidence', arguments: { query: 'prison', scope: 'evidence', case_id: 'imprisonment', limit: 2, cursor: '$2.delivery.next_cursor' } },
+  { tool: 'okf_get_state', arguments: {} },
+];
+
+test('the seven tools register in order, each with the lifetime signal, closed schemas and no outputSchema', async () => {
+  const { page } = browser;
+  await openWorkbench(page);
+  assert.equal(await page.getAttribute('#webmcp-status', 'data-available'), 'true');
+  const registered = await page.evaluate(() => window.__registeredTools);
+  assert.deepEqual(
+    registered.map((r) => r.name),
+    ['okf_get_state', 'okf_search_evidence', 'okf_get_evidence', 'okf_get_relationships', 'okf_get_view_data', 'okf_show_view', 'okf_get_calculation'],
+  );
+  assert.ok(registered.every((r) => r.hasSignal && !r.outputSchema));
+  const tools = await page.evaluate(async () => (await document.modelContext.getTools()).map((t) => ({ name: t.name, inputSchema: t.inputSchema, annotations: t.annotations, description: t.description })));
+  assert.equal(tools.length, 7);
+  for (const t of tools) {
+    const schema = typeof t.inputSchema === 'string' ? JSON.parse(t.inputSchema) : t.inputSchema;
+    assert.equal(schema.type, 'object', t.name);
+    assert.equal(schema.additionalProperties, false, t.name);
+    assert.equal(t.annotations.readOnlyHint, t.name !== 'okf_show_view', t.name);
+    assert.equal(t.annotations.untrustedContentHint, true, t.name);
+    assert.ok(t.description.length <= 500, t.name);
+  }
+  assert.ok(JSON.stringify(tools).length < 13000);
+});
+
+test('a journey through all seven tools returns the same envelopes as okf workbench run', async () => {
+  const { page } = browser;
+  await openWorkbench(page);
+  const printed = [];
+  const pageLines = [];
+  for (const line of JOURNEY) {
+    const r = await execute(page, line.tool, resolve(line.arguments, printed));
+    assert.ok(r.ok, `${line.tool}: ${r.message}`);
+    pageLines.push(r.text);
+    printed.push(JSON.parse(r.text));
+  }
+  const cli = spawnSync(okfBin, ['workbench', 'run', '--manifest', built.manifest, '--seed', SEED, '--link-manifest', 'dwp-test'], {
+    input: `${JOURNEY.map((l) => JSON.stringify(l)).join('\n')}\n`,
+    encoding: 'utf8',
+  });
+  assert.equal(cli.status, 0, cli.stderr);
+  const cliLines = cli.stdout.trimEnd().split('\n');
+  assert.equal(cliLines.length, JOURNEY.length);
+  for (let i = 0; i < JOURNEY.length; i += 1) assert.equal(pageLines[i], cliLines[i], `envelope ${i} (${JOURNEY[i].tool})`);
+  // Every call succeeded, the presentation moved the page, and its deep link has no ref.
+  for (const [i, e] of printed.entries()) assert.equal(e.error, undefined, `call ${i}: ${JSON.stringify(e.error)}`);
+  assert.equal(printed[8].data.deep_link, '?manifest=dwp-test&case=imprisonment&tab=graph');
+  await page.waitForSelector('#tab-graph[aria-selected="true"]');
+  assert.match(page.url(), /\?manifest=dwp-test&case=imprisonment&tab=graph$/);
+  assert.equal(await page.getAttribute('#panel', 'data-revision'), '1');
+  assert.deepEqual(browser.problems, []);
+});
+
+test('64 parallel max_bytes 32768 calls in the page give exactly 32 successes', async () => {
+  const { page } = browser;
+  await openWorkbench(page);
+  const outcomes = await page.evaluate(async () => {
+    const args = JSON.stringify({ query: 'pension credit', max_bytes: 32768 });
+    const texts = await Promise.all(Array.from({ length: 64 }, () => navigator.modelContextTesting.executeTool('okf_search_evidence', args)));
+    return texts.map((t) => JSON.parse(t).error?.code ?? 'ok');
+  });
+  assert.equal(outcomes.filter((o) => o === 'ok').length, 32);
+  assert.equal(outcomes.filter((o) => o === 'journey_budget').length, 32);
+});
+
+test('a person changing the tab makes an older okf_show_view fail with stale_revision', async () => {
+  const { page } = browser;
+  await openWorkbench(page, '?manifest=dwp-test&case=imprisonment&tab=requirements');
+  await page.waitForSelector('#panel[aria-busy="false"][data-revision]');
+  const state = JSON.parse((await execute(page, 'okf_get_state', {})).text);
+  const seen = state.state_revision;
+  await page.click('#tab-rates');
+  await page.waitForSelector('#tab-rates[aria-selected="true"]');
+  const stale = JSON.parse((await execute(page, 'okf_show_view', { expected_revision: seen, snapshot_id: state.snapshot_id, case_id: 'imprisonment', view: 'graph' })).text);
+  assert.equal(stale.error?.code, 'stale_revision');
+  assert.equal(await page.getAttribute('#tab-rates', 'aria-selected'), 'true', 'the page is not touched');
+  // With the current revision the presentation goes through and the page shows it.
+  const now = JSON.parse((await execute(page, 'okf_get_state', {})).text).state_revision;
+  assert.equal(now, seen + 1);
+  const shown = JSON.parse((await execute(page, 'okf_show_view', { expected_revision: now, snapshot_id: state.snapshot_id, case_id: 'imprisonment', view: 'graph' })).text);
+  assert.equal(shown.error, undefined, JSON.stringify(shown.error));
+  assert.equal(shown.data.rendered_revision, now + 1);
+  await page.waitForSelector('#tab-graph[aria-selected="true"]');
+});
+
+test('invalid tool input is rejected before the session is called', async () => {
+  const { page } = browser;
+  await openWorkbench(page);
+  const first = JSON.parse((await execute(page, 'okf_get_state', {})).text);
+  const before = Number(await page.getAttribute('#session-status', 'data-session-calls'));
+  const invalid = [
+    ['okf_get_state', { hidden: 1 }],
+    ['okf_get_state', 'null'],
+    ['okf_get_state', '[]'],
+    ['okf_search_evidence', { query: ' ' }],
+    ['okf_search_evidence', { query: 'x'.repeat(501) }],
+    ['okf_search_evidence', { query: 'pension', limit: 11 }],
+    ['okf_get_evidence', { ref: 'e-1', section: 'full' }],
+    ['okf_show_view', { expected_revision: -1, snapshot_id: first.snapshot_id, case_id: 'imprisonment' }],
+    ['okf_show_view', { expected_revision: 0, snapshot_id: first.snapshot_id }],
+    ['okf_get_relationships', {}],
+    ['okf_get_view_data', { view: 'rates', assessment_date: '2026-02-30' }],
+  ];
+  for (const [tool, args] of invalid) {
+    const r = await execute(page, tool, args);
+    assert.equal(r.ok, false, `${tool} ${JSON.stringify(args)} was accepted`);
+  }
+  const after = JSON.parse((await execute(page, 'okf_get_state', {})).text);
+  assert.equal(Number(await page.getAttribute('#session-status', 'data-session-calls')), before + 1, 'only the valid call reached the session');
+  assert.equal(after.data.usage.calls, first.data.usage.calls + 1);
+});
+
+/** Runs axe-core in the page and returns serious and critical violations. */
+async function seriousViolations(page) {
+  const results = await page.evaluate(
+    async ([source, tags]) => {
+      if (!window.axe) (0, eval)(source);
+      const r = await window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+      return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
+    },
+    [AXE_SOURCE, AXE_TAGS],
+  );
+  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+for (const [name, viewport, shot] of [
+  ['desktop', { width: 1280, height: 900 }, 'workbench-desktop'],
+  ['390 px', { width: 390, height: 844 }, 'workbench-phone'],
+]) {
+  test(`axe-core: no serious or critical violation on the workbench page (${name}), every tab`, async () => {
+    const b = await launch({ viewport });
+    try {
+      const { page } = b;
+      await openWorkbench(page);
+      assert.deepEqual(await seriousViolations(page), [], 'manifest and questions');
+      await page.click('button[data-case="imprisonment"]');
+      await page.waitForSelector('#panel[aria-busy="false"][data-revision]');
+      await page.click('#records button >> nth=2');
+      for (const tab of TABS) {
+        await page.click(`#tab-${tab}`);
+        await page.waitForSelector(`#tab-${tab}[aria-selected="true"]`);
+        await page.waitForSelector('#panel[aria-busy="false"]');
+        assert.deepEqual(await seriousViolations(page), [], `tab ${tab}`);
+        if (tab === 'graph') {
+          await page.evaluate(() => document.getElementById('case-heading').scrollIntoView());
+          await screenshot(page, shot, { fullPage: false });
+        }
+      }
+      assert.deepEqual(b.problems, []);
+    } finally {
+      await b.close();
+    }
+  });
+}
+
+async function tabTo(page, predicate, limit = 60) {
+  for (let i = 0; i < limit; i += 1) {
+    if (await page.evaluate(predicate)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`could not reach ${predicate} with Tab`);
+}
+
+test('the workbench can be used with the keyboard alone', async () => {
+  const b = await launch();
+  try {
+    const { page } = b;
+    await openWorkbench(page);
+    await tabTo(page, () => document.activeElement?.id === 'case-filter');
+    await page.keyboard.type('imprison');
+    assert.equal(await page.locator('#cases li').count(), 1);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#panel[aria-busy="false"][data-revision]');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'case', 'focus moves to the case');
+    await tabTo(page, () => document.activeElement?.dataset?.record !== undefined);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#panel blockquote.record-text');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'panel', 'focus moves to the passage');
+    await tabTo(page, () => document.activeElement?.getAttribute('role') === 'tab', 80);
+    await page.keyboard.press('ArrowRight');
+    await page.waitForSelector('#tab-trace[aria-selected="true"]');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'tab-trace');
+    await page.keyboard.press('End');
+    await page.waitForSelector('#tab-calculation[aria-selected="true"]');
+    assert.match(page.url(), /tab=calculation$/);
+    assert.ok(!/ref=|e-[0-9a-f]{8}-/.test(page.url()), 'the deep link holds no ref');
+    assert.deepEqual(b.problems, []);
+  } finally {
+    await b.close();
+  }
+});

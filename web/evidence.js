@@ -1,0 +1,401 @@
+// The evidence workbench page (/evidence/). The route owns what a person sees, the browser
+// history and rendering; the session (refs, cursors, budgets, display revision) is the Rust
+// one, in WebAssembly (workbench.js). Human navigation and the seven WebMCP tools use the same
+// session: a person's tab change bumps its revision, so an assistant's older okf_show_view
+// fails instead of overwriting it. Deep links keep manifest, case, record and tab only.
+
+import { el, clear } from './dom.js';
+import { WorkbenchModule, WorkbenchError } from './workbench.js';
+import { renderGraph, renderPassage, renderProvenance, renderRelationships, renderTrace, renderView } from './views.js';
+
+const $ = (id) => document.getElementById(id);
+
+/** The tabs a person can choose: [view, label]. The other views show a note. */
+const TABS = [
+  ['source', 'Passage'],
+  ['trace', 'Trace'],
+  ['ontology', 'Relationships'],
+  ['graph', 'Graph'],
+  ['requirements', 'Requirements'],
+  ['interactions', 'Interactions'],
+  ['rates', 'Rates'],
+  ['calculation', 'Calculation'],
+];
+const TABLE_VIEWS = new Set(['requirements', 'interactions', 'rates', 'calculation']);
+/** The twelve views the session knows (deep links may name any of them). */
+const VIEWS = ['source', 'extraction', 'passage', 'ontology', 'definitions', 'trace', 'review', 'graph', 'interactions', 'requirements', 'rates', 'calculation'];
+const viewOr = (v) => (VIEWS.includes(v) ? v : 'source');
+
+let wb = null; // WorkbenchModule
+let summary = null; // the open manifest's summary
+let records = []; // the shown case's records [{ref, record_id, title, kind}]
+let recordsCase = null;
+let renderSeq = 0;
+let lastPresented = 0;
+let toolsRegistered = false;
+
+function showError(message) {
+  const box = $('wb-error');
+  box.hidden = !message;
+  box.textContent = message ?? '';
+}
+
+function params() {
+  const q = new URLSearchParams(location.search);
+  return { manifest: q.get('manifest'), case: q.get('case'), record: q.get('record'), tab: q.get('tab') };
+}
+
+/** The deep link of the page state (never a ref, cursor or result id). */
+function linkOf(state) {
+  const q = new URLSearchParams();
+  if (wb?.workbenchId) q.set('manifest', wb.workbenchId);
+  if (state.case_id) q.set('case', state.case_id);
+  if (state.record_id) q.set('record', state.record_id);
+  if (state.view) q.set('tab', state.view);
+  return `?${q.toString()}`;
+}
+
+function updateSessionStatus() {
+  if (!wb?.workbenchId) return;
+  const p = wb.page();
+  const line = $('session-status');
+  line.textContent = `Session: revision ${p.revision}; assistant calls ${p.usage.calls} of 128, ${p.usage.bytes} of 1048576 bytes.`;
+  // Calls that reached the session (refusals included), for diagnostics and tests.
+  line.dataset.sessionCalls = String(p.session_calls);
+  line.dataset.revision = String(p.revision);
+}
+
+// ---- manifests ---------------------------------------------------------------------------
+
+async function loadWorkbenches() {
+  const select = $('manifest');
+  const note = $('manifest-note');
+  let list = [];
+  try {
+    const response = await fetch('/api/workbenches', { credentials: 'same-origin', cache: 'no-store' });
+    list = (await response.json())?.workbenches ?? [];
+  } catch {
+    list = [];
+  }
+  clear(select);
+  for (const w of list) {
+    const text = w.error ? `${w.id} (refused at start-up)` : `${w.title} (${w.id}, ${w.questions} questions)`;
+    select.append(el('option', { value: w.id, text, disabled: Boolean(w.error) }));
+  }
+  note.textContent = list.length
+    ? `${list.length} served workbench${list.length === 1 ? '' : 'es'}. Opening one verifies each package against the manifest's hashes.`
+    : 'This server serves no evidence workbench (add a [[workbench]] entry to its registry).';
+  $('open').disabled = list.length === 0;
+  return list;
+}
+
+async function openManifest(id, { keepLocation = false } = {}) {
+  showError(null);
+  const note = $('manifest-note');
+  note.textContent = `Opening ${id}…`;
+  try {
+    wb ??= await WorkbenchModule.load();
+    const response = await fetch(`/workbench/${encodeURIComponent(id)}/manifest.json`, { credentials: 'same-origin', cache: 'no-store' });
+    if (!response.ok) throw new WorkbenchError('unavailable', `The manifest of ${id} could not be fetched (HTTP ${response.status}).`);
+    summary = wb.open(id, await response.text());
+  } catch (e) {
+    summary = null;
+    note.textContent = 'No manifest is open.';
+    showError(`The workbench could not be opened: ${e.message}`);
+    return;
+  }
+  records = [];
+  recordsCase = null;
+  lastPresented = 0;
+  note.textContent = `Opened ${id}: a new session.`;
+  const facts = $('manifest-facts');
+  clear(facts).append(
+    el('div', {}, el('dt', { text: 'Title' }), el('dd', { text: summary.title })),
+    el('div', {}, el('dt', { text: 'Snapshot' }), el('dd', {}, el('code', { text: summary.snapshot_id }))),
+    el('div', {}, el('dt', { text: 'Questions' }), el('dd', { text: String(summary.cases.length) })),
+  );
+  facts.hidden = false;
+  renderCases();
+  $('cases-panel').hidden = false;
+  await registerTools();
+  const p = params();
+  if (keepLocation && p.case) {
+    wb.navigate({ case_id: p.case, record_id: p.record, view: viewOr(p.tab) });
+  } else {
+    history.replaceState(null, '', `?manifest=${encodeURIComponent(id)}`);
+  }
+  await render();
+}
+
+// ---- cases -------------------------------------------------------------------------------
+
+function renderCases() {
+  const list = $('cases');
+  const filter = $('case-filter').value.trim().toLowerCase();
+  const shown = summary.cases.filter((c) => !filter || `${c.id} ${c.label} ${c.question}`.toLowerCase().includes(filter));
+  clear(list).append(
+    ...shown.map((c) =>
+      el('li', {}, el('button', { type: 'button', class: 'link case-link', 'data-case': c.id }, el('strong', { text: c.label }), el('span', { class: 'note', text: ` ${c.question}` }))),
+    ),
+  );
+  $('case-count').textContent = `${shown.length} of ${summary.cases.length} questions shown.`;
+}
+
+/** A person's navigation: the session's revision moves, the URL follows. */
+async function navigate(selection, { focus = null } = {}) {
+  const state = wb.navigate(selection);
+  history.pushState(null, '', linkOf(state));
+  await render({ focus });
+}
+
+// ---- the case ----------------------------------------------------------------------------
+
+function caseOf(id) {
+  return summary?.cases.find((c) => c.id === id) ?? null;
+}
+
+function renderRecords(current) {
+  const filter = $('record-filter').value.trim().toLowerCase();
+  const shown = records.filter((r) => !filter || `${r.title} ${r.record_id} ${r.kind}`.toLowerCase().includes(filter));
+  clear($('records')).append(
+    ...shown.map((r) =>
+      el(
+        'li',
+        {},
+        el('button', { type: 'button', class: 'link', 'data-record': r.record_id, 'aria-current': r.record_id === current ? 'true' : undefined, text: r.title }),
+        el('span', { class: 'note', text: ` ${r.kind ?? ''}` }),
+      ),
+    ),
+  );
+  if (shown.length === 0) $('records').append(el('li', { class: 'none', text: records.length ? 'No record matches the filter.' : 'This package selected no record.' }));
+}
+
+function renderTabs(view) {
+  const tabs = $('tabs');
+  clear(tabs).append(
+    ...TABS.map(([v, label]) =>
+      el('button', { type: 'button', role: 'tab', id: `tab-${v}`, 'data-view': v, 'aria-selected': String(v === view), 'aria-controls': 'panel', tabindex: v === view ? '0' : '-1', text: label }),
+    ),
+  );
+  $('panel').setAttribute('aria-labelledby', TABS.some(([v]) => v === view) ? `tab-${view}` : 'case-heading');
+}
+
+async function refOf(recordId) {
+  return records.find((r) => r.record_id === recordId)?.ref ?? null;
+}
+
+async function viewBody(state) {
+  const view = state.view || 'source';
+  const caseId = state.case_id;
+  const ref = state.record_id ? await refOf(state.record_id) : null;
+  const needRecord = () => el('p', { class: 'none', text: 'Choose a record from the list above to see this view.' });
+  const failed = (env) => el('p', { class: 'error', text: `${env.error.code}: ${env.error.message}` });
+  if (view === 'source' || view === 'trace') {
+    if (!ref) return needRecord();
+    if (view === 'trace') {
+      const env = await wb.read('okf_get_evidence', { ref, section: 'trace' });
+      return env.error ? failed(env) : renderTrace(env.data);
+    }
+    const passage = await wb.read('okf_get_evidence', { ref, section: 'passage' });
+    if (passage.error) return failed(passage);
+    const prov = await wb.read('okf_get_evidence', { ref, section: 'provenance' });
+    return el('div', {}, el('h3', { text: 'Passage' }), renderPassage(passage.data), el('h3', { text: 'Provenance' }), prov.error ? failed(prov) : renderProvenance(prov.data));
+  }
+  if (view === 'ontology') {
+    const items = [];
+    let args = ref ? { ref, depth: 1, limit: 10 } : { case_id: caseId, depth: 1, limit: 10 };
+    for (let pages = 0; pages < 20; pages += 1) {
+      const env = await wb.read('okf_get_relationships', args);
+      if (env.error) return failed(env);
+      items.push(...(env.data.items ?? []));
+      if (!env.delivery.next_cursor) break;
+      args = { ...args, cursor: env.delivery.next_cursor };
+    }
+    return el('div', {}, el('h3', { text: ref ? 'Relationships around the record' : 'Relationships around the first selected records' }), renderRelationships(items));
+  }
+  if (view === 'graph') {
+    const env = await wb.read('okf_get_view_data', ref ? { view: 'graph', case_id: caseId, ref } : { view: 'graph', case_id: caseId });
+    if (env.error) return failed(env);
+    return renderGraph(env.data, { open: (r) => openRef(r) });
+  }
+  if (TABLE_VIEWS.has(view)) {
+    const env = await wb.read('okf_get_view_data', { view, case_id: caseId });
+    if (env.error) return failed(env);
+    return renderView(env.data, { inspect: (r) => openRef(r) });
+  }
+  return el('p', { class: 'note', text: `The ${view} view is not part of retained packages in this workbench; choose one of the tabs above.` });
+}
+
+async function openRef(ref) {
+  const record = records.find((r) => r.ref === ref);
+  if (record) await navigate({ case_id: recordsCase, record_id: record.record_id, view: 'source' }, { focus: 'panel' });
+}
+
+/** Renders what the session's page state says (human navigation or a tool presentation). */
+async function render({ focus = null } = {}) {
+  const seq = ++renderSeq;
+  updateSessionStatus();
+  const state = wb.page();
+  lastPresented = state.presented;
+  const section = $('case');
+  const c = caseOf(state.case_id);
+  if (!c) {
+    section.hidden = true;
+    return;
+  }
+  section.hidden = false;
+  $('case-heading').textContent = `${c.label}: ${c.question}`;
+  if (recordsCase !== c.id) {
+    const r = await wb.records(c.id);
+    if (seq !== renderSeq) return;
+    records = Array.isArray(r.records) ? r.records : [];
+    recordsCase = c.id;
+    const status = r.error ? `not available (${r.error.code}: ${r.error.message})` : r.evidence_status;
+    const facts = $('case-facts');
+    const list = (items) => (items?.length ? el('ul', {}, items.map((i) => el('li', { text: i }))) : el('span', { class: 'none', text: 'none recorded' }));
+    clear(facts).append(
+      el('div', {}, el('dt', { text: 'Evidence status' }), el('dd', { text: String(status) })),
+      el('div', {}, el('dt', { text: 'Ambiguities' }), el('dd', {}, list(c.ambiguities))),
+      el('div', {}, el('dt', { text: 'Required evidence' }), el('dd', {}, list(c.required_evidence))),
+      el('div', {}, el('dt', { text: 'Scope gaps' }), el('dd', {}, list(c.scope_gaps))),
+    );
+  }
+  renderRecords(state.record_id);
+  renderTabs(state.view || 'source');
+  const panel = $('panel');
+  panel.setAttribute('aria-busy', 'true');
+  const body = await viewBody(state);
+  if (seq !== renderSeq) return;
+  clear(panel).append(body);
+  panel.setAttribute('aria-busy', 'false');
+  panel.dataset.revision = String(state.revision);
+  updateSessionStatus();
+  if (focus === 'case') section.focus();
+  if (focus === 'panel') panel.focus();
+  if (focus === 'tab') $(`tab-${state.view}`)?.focus();
+}
+
+// ---- WebMCP ------------------------------------------------------------------------------
+
+function registry() {
+  try {
+    const mc = document.modelContext;
+    return mc && typeof mc.registerTool === 'function' ? mc : null;
+  } catch {
+    return null;
+  }
+}
+
+function abortError() {
+  return new DOMException('The call was aborted', 'AbortError');
+}
+
+/** A tool's execute: checks, validation (no session call on invalid input), the call. */
+function executor(name, lifetime) {
+  return async (input, options) => {
+    const signal = options?.signal;
+    if (lifetime.aborted || signal?.aborted) throw abortError();
+    if (!wb?.workbenchId) throw new Error('No workbench manifest is open on this page.');
+    const args = input === undefined ? {} : input;
+    try {
+      wb.validate(name, args);
+    } catch (e) {
+      throw new TypeError(`Invalid input for ${name}: ${e.message}`);
+    }
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    lifetime.addEventListener('abort', abort, { once: true });
+    signal?.addEventListener('abort', abort, { once: true });
+    try {
+      const aborted = new Promise((_, reject) => controller.signal.addEventListener('abort', () => reject(abortError()), { once: true }));
+      const text = await Promise.race([wb.toolCall(name, args, controller.signal), aborted]);
+      if (controller.signal.aborted) throw abortError();
+      if (wb.page().presented !== lastPresented) {
+        const state = wb.page();
+        history.pushState(null, '', linkOf(state));
+        await render();
+      } else {
+        updateSessionStatus();
+      }
+      return JSON.parse(text);
+    } finally {
+      lifetime.removeEventListener('abort', abort);
+      signal?.removeEventListener('abort', abort);
+    }
+  };
+}
+
+async function registerTools() {
+  if (toolsRegistered) return;
+  toolsRegistered = true;
+  const line = $('webmcp-status');
+  const mc = registry();
+  if (!mc) {
+    line.textContent = 'Page tools (WebMCP): this browser offers no page-tool registry; the workbench works as usual.';
+    line.dataset.available = 'false';
+    return;
+  }
+  const lifetime = new AbortController();
+  window.addEventListener('pagehide', () => lifetime.abort(), { once: true });
+  try {
+    for (const d of wb.descriptors()) {
+      await mc.registerTool({ ...d, execute: executor(d.name, lifetime.signal) }, { signal: lifetime.signal });
+    }
+  } catch (e) {
+    lifetime.abort();
+    line.textContent = `Page tools (WebMCP): registration failed (${e?.name ?? 'Error'}); the workbench itself stays usable.`;
+    line.dataset.available = 'false';
+    return;
+  }
+  line.textContent = 'Page tools (WebMCP): the seven workbench tools are registered; whether an assistant host can use them is a separate question.';
+  line.dataset.available = 'true';
+}
+
+// ---- events ------------------------------------------------------------------------------
+
+$('manifest-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const id = $('manifest').value;
+  if (id) openManifest(id);
+});
+$('case-filter').addEventListener('input', () => renderCases());
+$('record-filter').addEventListener('input', () => renderRecords(wb?.page().record_id ?? null));
+$('cases').addEventListener('click', (event) => {
+  const id = event.target?.closest?.('button[data-case]')?.dataset.case;
+  if (id) navigate({ case_id: id, record_id: null, view: 'source' }, { focus: 'case' });
+});
+$('records').addEventListener('click', (event) => {
+  const id = event.target?.closest?.('button[data-record]')?.dataset.record;
+  if (id) navigate({ case_id: recordsCase, record_id: id, view: wb.page().view || 'source' }, { focus: 'panel' });
+});
+$('tabs').addEventListener('click', (event) => {
+  const view = event.target?.closest?.('button[data-view]')?.dataset.view;
+  const p = wb.page();
+  if (view) navigate({ case_id: p.case_id, record_id: p.record_id, view }, { focus: 'tab' });
+});
+$('tabs').addEventListener('keydown', (event) => {
+  const keys = { ArrowRight: 1, ArrowLeft: -1, Home: -Infinity, End: Infinity };
+  if (!(event.key in keys)) return;
+  event.preventDefault();
+  const p = wb.page();
+  const i = TABS.findIndex(([v]) => v === p.view);
+  const step = keys[event.key];
+  const next = step === -Infinity ? 0 : step === Infinity ? TABS.length - 1 : (i + step + TABS.length) % TABS.length;
+  navigate({ case_id: p.case_id, record_id: p.record_id, view: TABS[next][0] }, { focus: 'tab' });
+});
+window.addEventListener('popstate', () => {
+  const p = params();
+  if (!wb?.workbenchId || !p.case) return;
+  wb.navigate({ case_id: p.case, record_id: p.record, view: viewOr(p.tab) });
+  render();
+});
+
+(async () => {
+  const list = await loadWorkbenches();
+  const wanted = params().manifest;
+  const pick = list.find((w) => w.id === wanted && !w.error) ?? (list.length === 1 && !list[0].error ? list[0] : null);
+  if (pick) {
+    $('manifest').value = pick.id;
+    await openManifest(pick.id, { keepLocation: pick.id === wanted });
+  }
+})();

@@ -1,0 +1,294 @@
+// Renderers of the evidence workbench (spec §1.15): okf-workbench-view.v1 values, passages,
+// provenance, traces and relationships. Every value reaches the page as text (dom.js), only
+// credential-free https URLs become links, unknown values are marked as unknown (never 0 or
+// "no"), and every view shows its authority, limitations and three dates.
+
+import { el, svg, clear, shorten } from './dom.js';
+
+const UNKNOWN = 'Unknown';
+const UNKNOWN_NOTE = 'An unknown rate or readiness value does not mean zero.';
+
+/** A link only for a credential-free https URL; otherwise the text with a no-link marker. */
+export function safeLink(url, text) {
+  let parsed = null;
+  try {
+    parsed = new URL(String(url));
+  } catch {
+    parsed = null;
+  }
+  if (!parsed || parsed.protocol !== 'https:' || parsed.username || parsed.password) {
+    return el('span', {}, el('span', { class: 'url', text: text ?? String(url) }), el('span', { class: 'note', text: ' (no link)' }));
+  }
+  return el('a', { class: 'url', href: parsed.href, rel: 'noopener noreferrer', target: '_blank', text: text ?? String(url) });
+}
+
+function unknown() {
+  return el('span', { class: 'unknown', text: UNKNOWN });
+}
+
+/** A cell value: null/absent is Unknown; booleans are Yes/No; arrays are joined. */
+function cellText(value) {
+  if (value === null || value === undefined || value === '') return unknown();
+  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  if (Array.isArray(value)) return value.map(String).join('; ');
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function dates(view) {
+  const t = view.time_basis ?? {};
+  const row = (label, value) => el('div', {}, el('dt', { text: label }), el('dd', {}, value ? String(value) : unknown()));
+  return el(
+    'dl',
+    { class: 'dates' },
+    row('Assessment date', t.assessment_date),
+    row('Effective from', t.effective_from),
+    row('Effective to', t.effective_to),
+  );
+}
+
+function limitations(list) {
+  if (!Array.isArray(list) || list.length === 0) return el('p', { class: 'none', text: 'No limitation was supplied.' });
+  return el('ul', { class: 'limitations' }, list.map((l) => el('li', { text: String(l) })));
+}
+
+function provenance(list) {
+  if (!Array.isArray(list) || list.length === 0) return el('p', { class: 'none', text: 'This view cites no sources.' });
+  return el(
+    'ul',
+    { class: 'provenance' },
+    list.map((p) => el('li', {}, safeLink(p.url, p.url), p.locator ? ` — ${p.locator}` : '', p.source_date ? ` (source date ${p.source_date})` : '')),
+  );
+}
+
+function coverage(view) {
+  const c = view.coverage ?? {};
+  const total = Number(c.total_rows ?? 0);
+  const delivered = Number(c.delivered_rows ?? 0);
+  if (c.complete || delivered >= total) return null;
+  const first = Number(c.offset ?? 0) + 1;
+  return el('p', { class: 'coverage', text: `Rows ${first}–${first + delivered - 1} of ${total} are shown; this is part of the view, and more rows can be fetched.` });
+}
+
+/**
+ * A view table with its header facts. `inspect(ref)` opens a referenced record; each
+ * reference in a row becomes an "Inspect source n" button.
+ */
+export function renderView(view, { inspect, headingLevel = 3 } = {}) {
+  const box = el('div', { class: 'view' });
+  box.append(el(`h${headingLevel}`, { text: String(view.title ?? view.kind ?? 'View') }));
+  box.append(el('p', { class: 'authority' }, el('strong', { text: 'Authority: ' }), String(view.authority ?? UNKNOWN)));
+  box.append(dates(view));
+  const fields = Array.isArray(view.fields) ? view.fields : [];
+  const rows = Array.isArray(view.rows) ? view.rows : [];
+  if (rows.length === 0) {
+    box.append(
+      el(
+        'ul',
+        { class: 'empty-view' },
+        el('li', { text: 'This view has no entries; unknown does not mean zero.' }),
+        el('li', { text: 'This view neither calculates an award nor decides entitlement.' }),
+      ),
+    );
+  } else {
+    const hasRefs = rows.some((r) => Array.isArray(r.references) && r.references.length > 0);
+    const table = el('table', { class: 'view-table' });
+    table.append(el('caption', { text: String(view.title ?? 'View') }));
+    const head = el('tr', {}, fields.map((f) => el('th', { scope: 'col', text: f.unit ? `${f.label} (${f.unit})` : String(f.label) })));
+    if (hasRefs) head.append(el('th', { scope: 'col', text: 'Sources' }));
+    table.append(el('thead', {}, head));
+    const body = el('tbody');
+    let n = 0;
+    for (const row of rows) {
+      const tr = el('tr', {}, fields.map((f) => el('td', {}, cellText(row[f.key]), row.unit && f.key === 'value' ? ` (${row.unit})` : '')));
+      if (hasRefs) {
+        const refs = Array.isArray(row.references) ? row.references : [];
+        tr.append(
+          el(
+            'td',
+            {},
+            refs.map((r) => {
+              n += 1;
+              return el('button', { type: 'button', class: 'link', 'data-ref': String(r), text: `Inspect source ${n}` });
+            }),
+          ),
+        );
+      }
+      body.append(tr);
+    }
+    table.append(body);
+    box.append(el('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': `${view.title ?? 'View'} table` }, table));
+    box.addEventListener('click', (event) => {
+      const ref = event.target?.closest?.('button[data-ref]')?.dataset.ref;
+      if (ref && inspect) inspect(ref);
+    });
+  }
+  if (rows.some((r) => Object.values(r).some((v) => v === null)) || view.kind === 'rates') box.append(el('p', { class: 'note', text: UNKNOWN_NOTE }));
+  const cov = coverage(view);
+  if (cov) box.append(cov);
+  box.append(el('h4', { text: 'Limitations' }), limitations(view.limitations));
+  box.append(el('h4', { text: 'Sources' }), provenance(view.provenance));
+  return box;
+}
+
+const NODE_W = 200;
+const NODE_H = 44;
+const COLUMNS = 3;
+
+/**
+ * The bounded graph: an SVG with arrowheads, announced in a sentence, followed by node and
+ * connection tables with a keyboard button per node (`open(ref)`).
+ */
+export function renderGraph(view, { open } = {}) {
+  const nodes = Array.isArray(view.nodes) ? view.nodes : [];
+  const edges = Array.isArray(view.edges) ? view.edges : [];
+  const box = el('div', { class: 'view graph-view' });
+  box.append(el('h3', { text: String(view.title ?? 'Graph') }));
+  box.append(el('p', { class: 'authority' }, el('strong', { text: 'Authority: ' }), String(view.authority ?? UNKNOWN)));
+  box.append(dates(view));
+  const sentence = `Directed graph with ${nodes.length} nodes and ${edges.length} displayed connections; arrows run from source to target.`;
+  const rows = Math.ceil(nodes.length / COLUMNS);
+  const width = COLUMNS * (NODE_W + 60) + 20;
+  const height = Math.max(1, rows) * (NODE_H + 30) + 20;
+  const at = new Map(nodes.map((n, i) => [n.ref, { x: 20 + (i % COLUMNS) * (NODE_W + 60), y: 20 + Math.floor(i / COLUMNS) * (NODE_H + 30) }]));
+  const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': sentence, class: 'wb-graph' });
+  picture.append(
+    svg('defs', {}, svg('marker', { id: 'wb-arrow', viewBox: '0 0 10 10', refX: '10', refY: '5', markerWidth: '8', markerHeight: '8', orient: 'auto-start-reverse' }, svg('path', { d: 'M 0 0 L 10 5 L 0 10 z' }))),
+  );
+  // Each arrow runs along the line between the two box centres, from border to border, so
+  // its head is never hidden under a box.
+  const border = (box, dx, dy) => {
+    const t = Math.min(dx ? NODE_W / 2 / Math.abs(dx) : Infinity, dy ? NODE_H / 2 / Math.abs(dy) : Infinity);
+    return [box.x + NODE_W / 2 + dx * t, box.y + NODE_H / 2 + dy * t];
+  };
+  for (const e of edges) {
+    const a = at.get(e.source);
+    const b = at.get(e.target);
+    if (!a || !b || a === b) continue;
+    const dx = b.x - a.x;
+    const dy = b.y - a.y;
+    const [x1, y1] = border(a, dx, dy);
+    const [x2, y2] = border(b, -dx, -dy);
+    picture.append(svg('line', { x1, y1, x2, y2, class: 'edge', 'marker-end': 'url(#wb-arrow)' }));
+  }
+  for (const n of nodes) {
+    const p = at.get(n.ref);
+    picture.append(
+      svg('g', {}, svg('rect', { x: p.x, y: p.y, width: NODE_W, height: NODE_H, rx: 6, class: 'node' }), svg('text', { x: p.x + 8, y: p.y + 26, text: shorten(n.label ?? n.ref, 28) })),
+    );
+  }
+  box.append(el('p', { class: 'graph-sentence', text: sentence }));
+  box.append(el('div', { class: 'graph-scroll', tabindex: '0', role: 'region', 'aria-label': 'Graph drawing' }, picture));
+  const labelOf = new Map(nodes.map((n) => [n.ref, String(n.label ?? n.ref)]));
+  const nodeTable = el(
+    'table',
+    { class: 'view-table' },
+    el('caption', { text: 'Nodes' }),
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'Record' }), el('th', { scope: 'col', text: 'Status' }))),
+    el(
+      'tbody',
+      {},
+      nodes.map((n) =>
+        el(
+          'tr',
+          {},
+          el('td', {}, el('button', { type: 'button', class: 'link', 'data-ref': String(n.ref), text: String(n.label ?? n.ref) })),
+          el('td', {}, cellText(n.status)),
+        ),
+      ),
+    ),
+  );
+  const edgeTable = el(
+    'table',
+    { class: 'view-table' },
+    el('caption', { text: 'Connections' }),
+    el('thead', {}, el('tr', {}, ['Source', 'Relationship', 'Target', 'Status'].map((h) => el('th', { scope: 'col', text: h })))),
+    el(
+      'tbody',
+      {},
+      edges.map((e) =>
+        el('tr', {}, el('td', { text: labelOf.get(e.source) ?? 'endpoint not available' }), el('td', {}, cellText(e.label)), el('td', { text: labelOf.get(e.target) ?? 'endpoint not available' }), el('td', {}, cellText(e.status))),
+      ),
+    ),
+  );
+  box.append(el('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': 'Graph nodes' }, nodeTable));
+  box.append(el('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': 'Graph connections' }, edgeTable));
+  box.addEventListener('click', (event) => {
+    const ref = event.target?.closest?.('button[data-ref]')?.dataset.ref;
+    if (ref && open) open(ref);
+  });
+  box.append(el('h4', { text: 'Limitations' }), limitations(view.limitations));
+  return box;
+}
+
+/** Key facts of a record reply (passage, provenance, trace), shown above its body. */
+function recordFacts(data) {
+  const row = (label, value) => el('div', {}, el('dt', { text: label }), el('dd', {}, value === undefined || value === null ? unknown() : value));
+  return el(
+    'dl',
+    { class: 'facts' },
+    row('Kind', data.kind),
+    row('Locator', data.locator),
+    row('Assertion status', data.assertion_status),
+    row('Review status', data.review_status),
+    row('Source', data.source_url ? safeLink(data.source_url, data.source_url) : null),
+    row('Scope', data.scope),
+  );
+}
+
+/** The passage with its segmentation notice and range. */
+export function renderPassage(data) {
+  const box = el('div', { class: 'passage' });
+  box.append(recordFacts(data));
+  if (data.segmentation) box.append(el('p', { class: 'segmentation note', text: String(data.segmentation) }));
+  const r = data.range ?? {};
+  box.append(el('p', { class: 'note', text: `Characters ${r.start ?? 0}–${r.end ?? 0} of ${r.total ?? 0} (${r.unit ?? 'UTF-16 code units'}).` }));
+  box.append(el('blockquote', { class: 'record-text', text: String(data.text ?? '') }));
+  return box;
+}
+
+/** Provenance entries of a record. */
+export function renderProvenance(data) {
+  const items = Array.isArray(data.items) ? data.items : [];
+  if (items.length === 0) return el('p', { class: 'none', text: 'No provenance is recorded for this record.' });
+  return el(
+    'ul',
+    { class: 'provenance' },
+    items.map((p) =>
+      el(
+        'li',
+        {},
+        safeLink(p.url, p.url),
+        el('span', { class: 'note', text: ` — ${p.locator ?? 'no locator'}; captured ${p.captured_at ?? UNKNOWN}; source date ${p.source_date ?? UNKNOWN}` }),
+      ),
+    ),
+  );
+}
+
+/** Why a record was selected. */
+export function renderTrace(data) {
+  const box = el('div', { class: 'trace' });
+  box.append(recordFacts(data));
+  const items = Array.isArray(data.items) ? data.items : [];
+  box.append(items.length ? el('ol', {}, items.map((i) => el('li', { text: String(i.reason ?? JSON.stringify(i)) }))) : el('p', { class: 'none', text: 'No selection reason is recorded.' }));
+  return box;
+}
+
+/** Directed relationships around a record or case. */
+export function renderRelationships(items) {
+  if (items.length === 0) return el('p', { class: 'none', text: 'No relationship is retained around this record.' });
+  const table = el(
+    'table',
+    { class: 'view-table' },
+    el('caption', { text: 'Directed relationships (source → target)' }),
+    el('thead', {}, el('tr', {}, ['From', 'Relationship', 'To', 'Authority'].map((h) => el('th', { scope: 'col', text: h })))),
+    el(
+      'tbody',
+      {},
+      items.map((i) => el('tr', {}, el('td', { text: String(i.from ?? '') }), el('td', { text: String(i.label ?? i.predicate ?? '') }), el('td', { text: String(i.to ?? '') }), el('td', { text: String(i.authority?.label ?? UNKNOWN) }))),
+    ),
+  );
+  return el('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': 'Relationships' }, table);
+}
+
+export { clear };
