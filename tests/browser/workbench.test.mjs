@@ -180,6 +180,19 @@ test('a person changing the tab makes an older okf_show_view fail with stale_rev
   await page.waitForSelector('#tab-graph[aria-selected="true"]');
 });
 
+test('opening the manifest again starts a new session', async () => {
+  const { page } = browser;
+  await openWorkbench(page);
+  await execute(page, 'okf_get_state', {});
+  const second = JSON.parse((await execute(page, 'okf_get_state', {})).text);
+  assert.equal(second.data.usage.calls, 2);
+  await page.click('#open');
+  await page.waitForFunction(() => document.getElementById('manifest-note').textContent.startsWith('Opened'));
+  const fresh = JSON.parse((await execute(page, 'okf_get_state', {})).text);
+  assert.equal(fresh.data.usage.calls, 1);
+  assert.equal(fresh.snapshot_id, second.snapshot_id);
+});
+
 test('invalid tool input is rejected before the session is called', async () => {
   const { page } = browser;
   await openWorkbench(page);
