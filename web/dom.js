@@ -34,8 +34,8 @@ export function clear(node) {
 }
 
 /**
- * A link only for an `https` URL (opened without opener or referrer); anything else is
- * shown as plain text.
+ * A link only for a credential-free `https` URL (opened without opener or referrer);
+ * anything else is shown as plain text.
  */
 export function httpsLink(url, text) {
   let parsed = null;
@@ -44,7 +44,7 @@ export function httpsLink(url, text) {
   } catch {
     parsed = null;
   }
-  if (!parsed || parsed.protocol !== 'https:') {
+  if (!parsed || parsed.protocol !== 'https:' || parsed.username || parsed.password) {
     return el('span', { class: 'url', text: text ?? String(url) });
   }
   return el('a', {

@@ -3,23 +3,15 @@
 // credential-free https URLs become links, unknown values are marked as unknown (never 0 or
 // "no"), and every view shows its authority, limitations and three dates.
 
-import { el, svg, clear, shorten } from './dom.js';
+import { el, svg, clear, httpsLink, shorten } from './dom.js';
 
 const UNKNOWN = 'Unknown';
 const UNKNOWN_NOTE = 'An unknown rate or readiness value does not mean zero.';
 
-/** A link only for a credential-free https URL; otherwise the text with a no-link marker. */
+/** `httpsLink`, with a no-link marker after anything that did not become a link. */
 export function safeLink(url, text) {
-  let parsed = null;
-  try {
-    parsed = new URL(String(url));
-  } catch {
-    parsed = null;
-  }
-  if (!parsed || parsed.protocol !== 'https:' || parsed.username || parsed.password) {
-    return el('span', {}, el('span', { class: 'url', text: text ?? String(url) }), el('span', { class: 'note', text: ' (no link)' }));
-  }
-  return el('a', { class: 'url', href: parsed.href, rel: 'noopener noreferrer', target: '_blank', text: text ?? String(url) });
+  const link = httpsLink(url, text);
+  return link.tagName === 'A' ? link : el('span', {}, link, el('span', { class: 'note', text: ' (no link)' }));
 }
 
 function unknown() {

@@ -3,10 +3,11 @@
 //    text digest recomputed so that it still verifies.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { askThroughForm, launch, openPage, repoRoot, screenshot, sha256Hex, startServer, tempDir } from './harness.mjs';
+import { askThroughForm, launch, okfBin, openPage, repoRoot, screenshot, sha256Hex, startServer, tempDir } from './harness.mjs';
 
 const PAYLOAD = 'Members may borrow 12 books. <script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
 const LABEL = 'Loan rules <img src=x onerror="window.__pwned=3"><b>bold?</b>';
@@ -28,11 +29,16 @@ before(async () => {
   const card = index.records.find((r) => r.id === CARD);
   card.provenance[0].url = 'javascript:window.__pwned=4';
   card.provenance.push({ ...card.provenance[0], url: 'http://example.org/okf-example/sources/plain-http.html' });
+  card.provenance.push({ ...card.provenance[0], url: 'https://user:secret@example.org/okf-example/sources/with-credentials.html' });
   const bytes = Buffer.from(JSON.stringify(index), 'utf8');
   writeFileSync(path.join(dir, 'index.json'), bytes);
+  // The same bundle retained as an evidence workbench, for the /evidence/ page.
+  writeFileSync(path.join(dir, 'questions.json'), JSON.stringify({ questions: [{ id: 'borrow', label: 'Borrowing <i>books</i>', question: 'How do I borrow books?' }] }));
+  execFileSync(okfBin, ['workbench', 'build', '--index', path.join(dir, 'index.json'), '--questions', path.join(dir, 'questions.json'), '--out', path.join(dir, 'wb')]);
   writeFileSync(
     path.join(dir, 'registry.toml'),
-    `[[bundle]]\nid = "hostile"\nindex = "index.json"\nsha256 = "${sha256Hex(bytes)}"\nindex_url = "https://example.org/okf-example/hostile/index.json"\n`,
+    `[[bundle]]\nid = "hostile"\nindex = "index.json"\nsha256 = "${sha256Hex(bytes)}"\nindex_url = "https://example.org/okf-example/hostile/index.json"\n` +
+      `\n[[workbench]]\nid = "hostile-wb"\nmanifest = "wb/manifest.json"\n`,
   );
   server = await startServer(['--registry', path.join(dir, 'registry.toml')]);
   browser = await launch();
@@ -89,9 +95,32 @@ test('record text and labels containing HTML are shown literally and never run',
       assert.equal(link.rel, 'noopener noreferrer');
     }
   }
-  assert.ok(!links.some((l) => /javascript:|^http:/.test(l.href) && l.id !== 'permalink'));
+  assert.ok(!links.some((l) => /javascript:|^http:|@/.test(l.href) && l.id !== 'permalink'));
   await page.evaluate(() => document.querySelector('details.record[open] pre')?.scrollIntoView({ block: 'center' }));
   await screenshot(page, 'untrusted-text');
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
   assert.deepEqual(browser.problems, [], 'no console errors (no blocked inline script either: none was created)');
+});
+
+test('the workbench page shows retained hostile text literally and links only credential-free https URLs', async () => {
+  const { page } = browser;
+  await page.goto(`${server.base}/evidence/?manifest=hostile-wb&case=borrow&record=${encodeURIComponent(RULES)}&tab=source`);
+  await page.waitForSelector('#panel blockquote.record-text');
+  assert.equal(await page.textContent('#panel blockquote.record-text'), PAYLOAD);
+  assert.ok((await page.textContent('#case-heading')).includes('Borrowing <i>books</i>'), 'labels are text');
+  assert.equal(await page.locator(`#records button[data-record="${RULES}"]`).textContent(), LABEL);
+  assert.equal(await page.locator('main script, main img, main b, main i').count(), 0, 'no element from the payload');
+  assert.ok((await page.$$eval('#panel a[href^="https://"]', (as) => as.length)) > 0, 'https provenance is a link');
+  // The card record's provenance: javascript:, plain http and a URL with credentials are no links.
+  await page.click(`#records button[data-record="${CARD}"]`);
+  await page.waitForFunction(() => document.querySelector('#panel ul.provenance'));
+  const text = await page.textContent('#panel ul.provenance');
+  for (const url of ['javascript:window.__pwned=4', 'http://example.org/okf-example/sources/plain-http.html', 'https://user:secret@example.org/']) {
+    assert.ok(text.includes(url), url);
+  }
+  assert.ok((text.match(/\(no link\)/g) ?? []).length >= 3);
+  const hrefs = await page.$$eval('main a[href]', (as) => as.map((a) => a.getAttribute('href')));
+  assert.ok(hrefs.every((h) => h.startsWith('https://') && !h.includes('@')), JSON.stringify(hrefs));
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'nothing ran');
+  assert.deepEqual(browser.problems, []);
 });
