@@ -63,6 +63,7 @@ function updateSessionStatus() {
   // Calls that reached the session (refusals included), for diagnostics and tests.
   line.dataset.sessionCalls = String(p.session_calls);
   line.dataset.revision = String(p.revision);
+  line.dataset.pending = String(p.pending);
 }
 
 // ---- manifests ---------------------------------------------------------------------------
@@ -308,7 +309,11 @@ function executor(name, lifetime) {
     signal?.addEventListener('abort', abort, { once: true });
     try {
       const aborted = new Promise((_, reject) => controller.signal.addEventListener('abort', () => reject(abortError()), { once: true }));
-      const text = await Promise.race([wb.toolCall(name, args, controller.signal), aborted]);
+      const call = wb.toolCall(name, args, controller.signal);
+      // An aborted call still finishes in the session (releasing its reservation); the
+      // status line follows it either way.
+      call.then(updateSessionStatus, updateSessionStatus);
+      const text = await Promise.race([call, aborted]);
       if (controller.signal.aborted) throw abortError();
       if (wb.page().presented !== lastPresented) {
         const state = wb.page();

@@ -300,3 +300,82 @@ test('the workbench can be used with the keyboard alone', async () => {
     await b.close();
   }
 });
+
+/** A page with a hand-made registry (no polyfill) installed by `script` before page scripts. */
+async function withRegistry(script, arg, body) {
+  const b = await launch();
+  try {
+    await b.context.addInitScript(script, arg);
+    await openWorkbench(b.page);
+    await body(b.page);
+  } finally {
+    await b.close();
+  }
+}
+
+test('a failed registration disposes every registered tool; navigator.modelContext is not a registry', async () => {
+  const fake = (failAt) => {
+    const tools = [];
+    window.__fakeTools = tools;
+    const registry = {
+      async registerTool(tool, options) {
+        if (tools.length + 1 === failAt) throw new Error('refused by the host');
+        tools.push({ name: tool.name, signal: options.signal });
+      },
+    };
+    if (failAt === 0) Object.defineProperty(navigator, 'modelContext', { value: registry });
+    else Object.defineProperty(document, 'modelContext', { value: registry });
+  };
+  await withRegistry(fake, 3, async (page) => {
+    assert.equal(await page.getAttribute('#webmcp-status', 'data-available'), 'false');
+    assert.match(await page.textContent('#webmcp-status'), /registration failed/);
+    const left = await page.evaluate(() => window.__fakeTools.filter((t) => !t.signal.aborted).length);
+    assert.equal(left, 0, 'every registration is withdrawn');
+  });
+  await withRegistry(fake, 0, async (page) => {
+    assert.equal(await page.getAttribute('#webmcp-status', 'data-available'), 'false');
+    assert.match(await page.textContent('#webmcp-status'), /no page-tool registry/);
+  });
+});
+
+test('an aborted host signal rejects with AbortError and the reservation is released', async () => {
+  const capture = () => {
+    const tools = {};
+    window.__fakeTools = tools;
+    Object.defineProperty(document, 'modelContext', {
+      value: {
+        async registerTool(tool) {
+          tools[tool.name] = tool;
+        },
+      },
+    });
+  };
+  await withRegistry(capture, undefined, async (page) => {
+    const outcome = await page.evaluate(async () => {
+      const t = window.__fakeTools;
+      const early = new AbortController();
+      early.abort();
+      const r1 = await t.okf_get_state.execute({}, { signal: early.signal }).then(
+        () => 'resolved',
+        (e) => e.name,
+      );
+      // Aborted while the case's files are being fetched.
+      const late = new AbortController();
+      const pending = t.okf_get_view_data.execute({ view: 'graph', case_id: 'imprisonment', max_bytes: 32768 }, { signal: late.signal });
+      late.abort();
+      const r2 = await pending.then(
+        () => 'resolved',
+        (e) => e.name,
+      );
+      return { r1, r2 };
+    });
+    assert.equal(outcome.r1, 'AbortError');
+    assert.equal(outcome.r2, 'AbortError');
+    // The aborted call still finishes in the session, so nothing stays reserved; it passed the
+    // gate (one call) and delivered nothing (no bytes).
+    await page.waitForSelector('#session-status[data-pending="0"][data-session-calls="1"]');
+    const state = await page.evaluate(() => window.__fakeTools.okf_get_state.execute({}, {}));
+    assert.equal(state.data.usage.calls, 2);
+    assert.equal(state.data.usage.bytes, 0);
+  });
+});
