@@ -8,7 +8,7 @@ use okf_delivery::{
 };
 use okf_engine::canonical::sha256_hex;
 use serde::{Deserialize, Serialize};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// Name of the parts list `okf retain` writes beside the part files.
 pub(crate) const PARTS_LIST: &str = "parts.json";
@@ -193,14 +193,6 @@ pub(crate) fn retain(args: &RetainArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Whether a parts-list URL is a plain relative path inside the list's folder.
-fn safe_relative(url: &str) -> bool {
-    let path = Path::new(url);
-    !url.is_empty()
-        && !url.contains(['\\', '%', '?', '#', ':'])
-        && path.components().all(|c| matches!(c, Component::Normal(_)))
-}
-
 /// Reads a parts list (a `parts.json` file or a folder holding one) and rebuilds the package,
 /// checking every part's path, size and digest before its content, then the reconstruction.
 pub(crate) fn reconstruct_from(list_path: &Path) -> Result<Context, CliError> {
@@ -215,18 +207,18 @@ pub(crate) fn reconstruct_from(list_path: &Path) -> Result<Context, CliError> {
     let mut texts = Vec::with_capacity(list.len());
     for part in &list {
         let name = &part.url;
-        if !safe_relative(name) {
-            return Err(failed(format!(
-                "part {name:?}: url must be a relative path inside the list's folder"
-            )));
-        }
+        // The same part path rule as a workbench manifest (spec §1.2), and the same decoding
+        // of `%XX` escapes to the file name, so a parts list reads exactly what a workbench
+        // serving it would.
+        let file = okf_workbench::manifest::decode_path(name)
+            .map_err(|rule| failed(format!("part {name:?}: url {rule}")))?;
         if part.bytes > PART_BYTES {
             return Err(failed(format!(
                 "part {name:?}: declares {} bytes, over {PART_BYTES}",
                 part.bytes
             )));
         }
-        let path = folder.join(name);
+        let path = folder.join(file);
         let size = std::fs::metadata(&path)
             .map_err(|e| {
                 failed(format!(

@@ -103,6 +103,53 @@ fn corrupted_missing_reordered_or_oversized_parts_are_refused_by_name() {
 }
 
 #[test]
+fn part_urls_follow_the_workbench_part_path_rule() {
+    let package = shared("dwp/reference/imprisonment-package.json");
+    let fresh = |name: &str| {
+        let dir = temp_dir(&format!("retain-url-{name}")).join("parts");
+        retain(&package, &dir);
+        dir
+    };
+    let with_url = |dir: &Path, url: &str| {
+        let mut parts = list(dir);
+        parts[1]["url"] = url.into();
+        std::fs::write(
+            dir.join("parts.json"),
+            serde_json::to_string(&parts).unwrap(),
+        )
+        .unwrap();
+    };
+    // Paths that leave the list's folder, or that the workbench rule (spec §1.2) refuses.
+    for (i, (url, rule)) in [
+        ("../parts/part-001.json", "has a . or .. segment"),
+        ("/etc/passwd", "must be relative"),
+        ("sub//part-001.json", "has an empty path segment"),
+        ("%2e%2e/part-001.json", "encoded dot"),
+        ("part-001.json?x", "must not contain ? or #"),
+        ("file:part-001.json", "must not name a scheme"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = fresh(&format!("refused-{i}"));
+        with_url(&dir, url);
+        let o = verify(&dir);
+        assert_eq!(o.status.code(), Some(1), "{url}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("{url:?}")) && stderr(&o).contains(rule),
+            "{url}: {}",
+            stderr(&o)
+        );
+    }
+    // A %XX escape names the decoded file, as a workbench serving the parts would read it.
+    let dir = fresh("escaped");
+    std::fs::rename(dir.join("part-001.json"), dir.join("part 001.json")).unwrap();
+    with_url(&dir, "part%20001.json");
+    let o = verify(&dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
 fn catalogue_and_read_print_bounded_envelopes() {
     let package = shared("dwp/reference/imprisonment-package.json");
     let o = okf(&["catalogue", &package, "--max-bytes", "8192"]);
