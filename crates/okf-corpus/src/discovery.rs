@@ -196,7 +196,7 @@ impl State<'_, '_> {
         let Some(shard) = load_records(self.fetch, shard_ref)? else {
             return Ok(false);
         };
-        let Some(record) = shard.find(id) else {
+        let Some(record) = shard.find(id)? else {
             self.fetch.omit(
                 "referenced_record_missing",
                 msg::REFERENCED_RECORD_MISSING,
@@ -463,7 +463,7 @@ pub(crate) fn assemble<'c>(
         else {
             continue;
         };
-        let Some(rows) = postings.postings.get(token) else {
+        let Some(rows) = postings.rows(token)? else {
             continue;
         };
         let df_s = rows.iter().filter(|r| r[1] > 0).count() as u64;
@@ -570,7 +570,7 @@ pub(crate) fn assemble<'c>(
         let Some(cards) = load_cards(state.fetch, card_ref)? else {
             return Ok(());
         };
-        let (Some(unit), Some(card)) = (units.at(ordinal), cards.at(ordinal)) else {
+        let (Some(unit), Some(card)) = (units.at(ordinal)?, cards.at(ordinal)?) else {
             return Err(Error::shard(
                 &unit_ref.path,
                 "records",

@@ -148,7 +148,7 @@ pub(crate) fn assemble(
         let Some(shard) = load_records(fetch, shard_ref)? else {
             continue;
         };
-        let Some(record) = shard.at(ordinal) else {
+        let Some(record) = shard.at(ordinal)? else {
             return Err(Error::shard(
                 &shard_ref.path,
                 "records",
@@ -301,7 +301,7 @@ fn load_references(
             let Some(shard) = load_records(fetch, shard_ref)? else {
                 continue;
             };
-            let Some(record) = shard.find(&id) else {
+            let Some(record) = shard.find(&id)? else {
                 fetch.omit(
                     "referenced_record_missing",
                     msg::REFERENCED_RECORD_MISSING,

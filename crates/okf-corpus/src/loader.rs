@@ -242,12 +242,22 @@ impl<'c> Fetcher<'c> {
     }
 }
 
-/// Parses verified JSON bytes into `T`, naming the file and JSON path on failure.
-pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
+/// Parses verified JSON bytes into `T`, naming the file and JSON path on failure. The path is
+/// tracked only when parsing fails (a second, tracked parse), so valid files parse at full speed.
+pub(crate) fn parse_json<'de, T: serde::Deserialize<'de>>(
     path: &str,
-    bytes: &[u8],
+    bytes: &'de [u8],
 ) -> Result<T, Error> {
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de)
-        .map_err(|e| Error::shard(path, e.path().to_string(), e.inner().to_string()))
+    serde_json::from_slice(bytes).or_else(|plain| {
+        let de = &mut serde_json::Deserializer::from_slice(bytes);
+        match serde_path_to_error::deserialize::<_, T>(de) {
+            Err(e) => Err(Error::shard(
+                path,
+                e.path().to_string(),
+                e.inner().to_string(),
+            )),
+            // Not expected: the tracked parse accepted what the plain one refused.
+            Ok(_) => Err(Error::shard(path, "$", plain.to_string())),
+        }
+    })
 }

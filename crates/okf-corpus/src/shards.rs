@@ -6,8 +6,12 @@ use crate::manifest::{ShardRef, is_ascii_iri};
 use okf_engine::canonical::cmp_utf16;
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::OnceLock;
 
 /// Schema of v1 postings.
 pub const POSTINGS_V1: &str = "okf-context-postings.v1";
@@ -61,12 +65,28 @@ impl PostingsV1 {
 /// One v3 posting row `[ordinal, source_tf, source_len, discovery_tf, discovery_len]`.
 pub(crate) type Row = [u64; 5];
 
-/// `okf-context-postings.v2`.
-#[derive(Debug, Deserialize)]
+/// `okf-context-postings.v2` as stored: each token's rows kept as raw JSON.
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct PostingsV2 {
+struct PostingsV2File<'a> {
     schema: String,
-    pub postings: BTreeMap<String, Vec<Row>>,
+    #[serde(borrow)]
+    postings: BTreeMap<String, &'a RawValue>,
+}
+
+/// A verified `okf-context-postings.v2` bucket.
+///
+/// A bucket holds every token that hashes to it, so its size grows with the corpus (256
+/// buckets is fixed by the format) while a question reads one or two tokens from it. The
+/// whole file is checked (length, digest, UTF-8, JSON syntax, schema); a token's rows are
+/// parsed and checked against the row rules the first time a question reads that token.
+#[derive(Debug)]
+pub(crate) struct PostingsV2 {
+    path: String,
+    text: Box<str>,
+    records: u64,
+    totals: (u64, u64),
+    tokens: BTreeMap<String, (Range<usize>, OnceLock<Vec<Row>>)>,
 }
 
 impl PostingsV2 {
@@ -76,57 +96,116 @@ impl PostingsV2 {
         records: u64,
         totals: (u64, u64),
     ) -> Result<Self, Error> {
-        let p: PostingsV2 = parse_json(path, bytes)?;
-        if p.schema != POSTINGS_V2 {
+        let f: PostingsV2File<'_> = parse_json(path, bytes)?;
+        if f.schema != POSTINGS_V2 {
             return Err(Error::shard(
                 path,
                 "schema",
                 format!("must be {POSTINGS_V2}"),
             ));
         }
-        for (token, rows) in &p.postings {
-            let bad = |rule: &str| Err(Error::shard(path, format!("postings.{token}"), rule));
-            if rows.windows(2).any(|w| w[0][0] >= w[1][0]) {
-                return bad("ordinals must strictly increase");
+        let text = std::str::from_utf8(bytes).map_err(|_| Error::Integrity {
+            path: path.to_owned(),
+            rule: "not strict UTF-8".into(),
+        })?;
+        let base = text.as_ptr() as usize;
+        let tokens = f
+            .postings
+            .into_iter()
+            .map(|(token, raw)| {
+                let json = raw.get();
+                // `json` borrows from `text`, so its offset is the distance between the pointers.
+                let start = (json.as_ptr() as usize).saturating_sub(base);
+                (token, (start..start + json.len(), OnceLock::new()))
+            })
+            .collect();
+        Ok(PostingsV2 {
+            path: path.to_owned(),
+            text: text.into(),
+            records,
+            totals,
+            tokens,
+        })
+    }
+
+    /// The checked rows of `token`, or `None` when the bucket does not hold it.
+    pub(crate) fn rows(&self, token: &str) -> Result<Option<&[Row]>, Error> {
+        let Some((span, rows)) = self.tokens.get(token) else {
+            return Ok(None);
+        };
+        if let Some(r) = rows.get() {
+            return Ok(Some(r));
+        }
+        let field = format!("postings.{token}");
+        let bad = |rule: &str| Err(Error::shard(&self.path, &field, rule));
+        let json = self.text.get(span.clone()).unwrap_or("");
+        let parsed: Vec<Row> = match serde_json::from_str(json) {
+            Ok(p) => p,
+            Err(e) => return bad(&e.to_string()),
+        };
+        if parsed.windows(2).any(|w| w[0][0] >= w[1][0]) {
+            return bad("ordinals must strictly increase");
+        }
+        for &[o, stf, slen, dtf, dlen] in &parsed {
+            if o >= self.records {
+                return bad("ordinal outside the corpus records");
             }
-            for &[o, stf, slen, dtf, dlen] in rows {
-                if o >= records {
-                    return bad("ordinal outside the corpus records");
-                }
-                if stf == 0 && dtf == 0 {
-                    return bad("a row needs a positive source or discovery frequency");
-                }
-                if stf > slen || dtf > dlen || slen > totals.0 || dlen > totals.1 {
-                    return bad(
-                        "frequencies must not exceed lengths, nor lengths the field totals",
-                    );
-                }
-                if [o, stf, slen, dtf, dlen].iter().any(|&v| v > 1_000_000) {
-                    return bad("posting integers are at most 1,000,000");
-                }
+            if stf == 0 && dtf == 0 {
+                return bad("a row needs a positive source or discovery frequency");
+            }
+            if stf > slen || dtf > dlen || slen > self.totals.0 || dlen > self.totals.1 {
+                return bad("frequencies must not exceed lengths, nor lengths the field totals");
+            }
+            if [o, stf, slen, dtf, dlen].iter().any(|&v| v > 1_000_000) {
+                return bad("posting integers are at most 1,000,000");
             }
         }
-        Ok(p)
+        // Another thread may have parsed it first; both are equal.
+        Ok(Some(rows.get_or_init(|| parsed)))
     }
 }
 
-/// `okf-context-records.v1` (also used, with `cards`, for card shards).
+/// `okf-context-records.v1` (also used, with `cards`, for card shards). Items are kept as
+/// raw JSON here: the whole file is syntax-checked, but only the items a question uses are
+/// parsed into values (see [`Shard`]).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RecordsFile {
+struct RecordsFile<'a> {
     schema: String,
     first_ordinal: u64,
-    #[serde(default)]
-    records: Option<Vec<Value>>,
-    #[serde(default)]
-    cards: Option<Vec<Value>>,
+    #[serde(default, borrow)]
+    records: Option<Vec<&'a RawValue>>,
+    #[serde(default, borrow)]
+    cards: Option<Vec<&'a RawValue>>,
+}
+
+/// Only the `id` of an item; any other shape reads as "no id".
+#[derive(Deserialize)]
+struct ItemId<'a> {
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+}
+
+/// One item of a shard: where it sits in the shard text, its id, and its value once used.
+#[derive(Debug)]
+struct Item {
+    span: Range<usize>,
+    id: Box<str>,
+    value: OnceLock<Value>,
 }
 
 /// A verified record or card shard.
+///
+/// Cold cost matters at scale (BENCHMARKS.md "Corpora"): building a `Value` tree for every
+/// item of every shard a question touches cost far more than reading and hashing the bytes,
+/// while a question uses a handful of items. So the shard keeps its verified text, each
+/// item's span and id, and parses an item into a `Value` the first time it is asked for.
 #[derive(Debug)]
 pub(crate) struct Shard {
+    path: String,
     pub first_ordinal: u64,
-    pub items: Vec<Value>,
+    text: Box<str>,
+    items: Vec<Item>,
 }
 
 impl Shard {
@@ -137,7 +216,7 @@ impl Shard {
         cards: bool,
         shard: &ShardRef,
     ) -> Result<Self, Error> {
-        let f: RecordsFile = parse_json(path, bytes)?;
+        let f: RecordsFile<'_> = parse_json(path, bytes)?;
         let (schema, items) = if cards {
             (CARDS, f.cards.filter(|_| f.records.is_none()))
         } else {
@@ -146,7 +225,7 @@ impl Shard {
         if f.schema != schema {
             return Err(Error::shard(path, "schema", format!("must be {schema}")));
         }
-        let items = items.ok_or_else(|| {
+        let raw = items.ok_or_else(|| {
             Error::shard(
                 path,
                 "$",
@@ -157,23 +236,43 @@ impl Shard {
                 },
             )
         })?;
-        if f.first_ordinal != shard.first_ordinal || items.len() as u64 != shard.count {
+        if f.first_ordinal != shard.first_ordinal || raw.len() as u64 != shard.count {
             return Err(Error::shard(
                 path,
                 "first_ordinal",
                 format!(
                     "shard holds {} items from ordinal {}, the manifest declares {} from {}",
-                    items.len(),
+                    raw.len(),
                     f.first_ordinal,
                     shard.count,
                     shard.first_ordinal
                 ),
             ));
         }
+        let text = std::str::from_utf8(bytes).map_err(|_| Error::Integrity {
+            path: path.to_owned(),
+            rule: "not strict UTF-8".into(),
+        })?;
+        let base = text.as_ptr() as usize;
+        let mut items = Vec::with_capacity(raw.len());
+        for item in raw {
+            let json = item.get();
+            // `json` borrows from `text`, so its offset is the distance between the pointers.
+            let start = (json.as_ptr() as usize).saturating_sub(base);
+            let id = serde_json::from_str::<ItemId<'_>>(json)
+                .ok()
+                .and_then(|i| i.id)
+                .unwrap_or_default();
+            items.push(Item {
+                span: start..start + json.len(),
+                id: id.into(),
+                value: OnceLock::new(),
+            });
+        }
         if let (Some(first), Some(last)) = (&shard.first_id, &shard.last_id) {
             let mut previous: Option<&str> = None;
             for (i, item) in items.iter().enumerate() {
-                let id = item.get("id").and_then(Value::as_str).unwrap_or("");
+                let id = &*item.id;
                 let in_range = cmp_utf16(id, first) != Ordering::Less
                     && cmp_utf16(id, last) != Ordering::Greater;
                 if !is_ascii_iri(id)
@@ -190,20 +289,44 @@ impl Shard {
             }
         }
         Ok(Shard {
+            path: path.to_owned(),
             first_ordinal: f.first_ordinal,
+            text: text.into(),
             items,
         })
     }
 
-    pub(crate) fn at(&self, ordinal: u64) -> Option<&Value> {
-        let i = ordinal.checked_sub(self.first_ordinal)?;
-        self.items.get(usize::try_from(i).ok()?)
+    /// The item at index `i`, parsed on first use.
+    fn value(&self, i: usize) -> Result<Option<&Value>, Error> {
+        let Some(item) = self.items.get(i) else {
+            return Ok(None);
+        };
+        if let Some(v) = item.value.get() {
+            return Ok(Some(v));
+        }
+        let json = self.text.get(item.span.clone()).unwrap_or("");
+        let parsed: Value = serde_json::from_str(json)
+            .map_err(|e| Error::shard(&self.path, format!("[{i}]"), e.to_string()))?;
+        // Another thread may have parsed it first; both values are equal.
+        Ok(Some(item.value.get_or_init(|| parsed)))
     }
 
-    pub(crate) fn find(&self, id: &str) -> Option<&Value> {
-        self.items
-            .binary_search_by(|v| cmp_utf16(v.get("id").and_then(Value::as_str).unwrap_or(""), id))
-            .ok()
-            .and_then(|i| self.items.get(i))
+    /// The item at a corpus ordinal.
+    pub(crate) fn at(&self, ordinal: u64) -> Result<Option<&Value>, Error> {
+        match ordinal
+            .checked_sub(self.first_ordinal)
+            .and_then(|i| usize::try_from(i).ok())
+        {
+            Some(i) => self.value(i),
+            None => Ok(None),
+        }
+    }
+
+    /// The item with an id (items are sorted by id).
+    pub(crate) fn find(&self, id: &str) -> Result<Option<&Value>, Error> {
+        match self.items.binary_search_by(|item| cmp_utf16(&item.id, id)) {
+            Ok(i) => self.value(i),
+            Err(_) => Ok(None),
+        }
     }
 }
