@@ -66,8 +66,8 @@ fn ids_sha(list: &[Value]) -> Result<String, Error> {
 }
 
 impl AdjacencyBucket {
-    fn parse(path: &str, bytes: &[u8], name: &str) -> Result<Self, Error> {
-        let f: AdjacencyFile = parse_json(path, bytes)?;
+    fn parse(path: &str, text: &str, name: &str) -> Result<Self, Error> {
+        let f: AdjacencyFile = parse_json(path, text)?;
         if f.schema != ADJACENCY_BUCKET {
             return Err(Error::shard(
                 path,

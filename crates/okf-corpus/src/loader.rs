@@ -42,7 +42,7 @@ impl ShardCache {
 }
 
 /// Reads the exact bytes behind a reference and checks length, digest, decoding and UTF-8.
-pub(crate) fn read_verified(source: &dyn CorpusSource, r: &FileRef) -> Result<Vec<u8>, Error> {
+pub(crate) fn read_verified(source: &dyn CorpusSource, r: &FileRef) -> Result<String, Error> {
     let raw = source.read(&r.path, r.bytes).map_err(|e| match e {
         SourceError::NotFound => Error::Missing {
             path: r.path.clone(),
@@ -97,13 +97,10 @@ pub(crate) fn read_verified(source: &dyn CorpusSource, r: &FileRef) -> Result<Ve
             out
         }
     };
-    if std::str::from_utf8(&decoded).is_err() {
-        return Err(Error::Integrity {
-            path: r.path.clone(),
-            rule: "not strict UTF-8".into(),
-        });
-    }
-    Ok(decoded)
+    String::from_utf8(decoded).map_err(|_| Error::Integrity {
+        path: r.path.clone(),
+        rule: "not strict UTF-8".into(),
+    })
 }
 
 /// Per-call file access with reservation and accounting.
@@ -180,7 +177,7 @@ impl<'c> Fetcher<'c> {
         &mut self,
         kind: &'static str,
         r: &FileRef,
-        parse: impl FnOnce(&[u8]) -> Result<T, Error>,
+        parse: impl FnOnce(&str) -> Result<T, Error>,
     ) -> Result<Option<Arc<T>>, Error> {
         let decoded_size = r.decoded_bytes.unwrap_or(r.bytes);
         match self.seen.get(&r.path) {
@@ -242,22 +239,18 @@ impl<'c> Fetcher<'c> {
     }
 }
 
-/// Parses verified JSON bytes into `T`, naming the file and JSON path on failure. The path is
+/// Parses verified JSON text into `T`, naming the file and JSON path on failure. The path is
 /// tracked only when parsing fails (a second, tracked parse), so valid files parse at full speed.
 pub(crate) fn parse_json<'de, T: serde::Deserialize<'de>>(
     path: &str,
-    bytes: &'de [u8],
+    text: &'de str,
 ) -> Result<T, Error> {
-    serde_json::from_slice(bytes).or_else(|plain| {
-        let de = &mut serde_json::Deserializer::from_slice(bytes);
+    serde_json::from_str(text).map_err(|plain| {
+        let de = &mut serde_json::Deserializer::from_str(text);
         match serde_path_to_error::deserialize::<_, T>(de) {
-            Err(e) => Err(Error::shard(
-                path,
-                e.path().to_string(),
-                e.inner().to_string(),
-            )),
+            Err(e) => Error::shard(path, e.path().to_string(), e.inner().to_string()),
             // Not expected: the tracked parse accepted what the plain one refused.
-            Ok(_) => Err(Error::shard(path, "$", plain.to_string())),
+            Ok(_) => Error::shard(path, "$", plain.to_string()),
         }
     })
 }

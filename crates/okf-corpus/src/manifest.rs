@@ -450,9 +450,15 @@ impl Manifest {
         }
         let text = std::str::from_utf8(bytes)
             .map_err(|_| Error::manifest("$", "manifest is not UTF-8"))?;
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let manifest: Manifest = serde_path_to_error::deserialize(de)
-            .map_err(|e| Error::manifest(e.path().to_string(), e.inner().to_string()))?;
+        // Track the JSON path only when the plain parse fails: a large manifest parses at full
+        // speed, and a bad one still names the field.
+        let manifest: Manifest = serde_json::from_str(text).map_err(|plain| {
+            let de = &mut serde_json::Deserializer::from_str(text);
+            match serde_path_to_error::deserialize::<_, Manifest>(de) {
+                Err(e) => Error::manifest(e.path().to_string(), e.inner().to_string()),
+                Ok(_) => Error::manifest("$", plain.to_string()),
+            }
+        })?;
         manifest.check()?;
         Ok(manifest)
     }

@@ -33,8 +33,8 @@ pub(crate) struct PostingsV1 {
 }
 
 impl PostingsV1 {
-    pub(crate) fn parse(path: &str, bytes: &[u8], records: u64) -> Result<Self, Error> {
-        let p: PostingsV1 = parse_json(path, bytes)?;
+    pub(crate) fn parse(path: &str, text: &str, records: u64) -> Result<Self, Error> {
+        let p: PostingsV1 = parse_json(path, text)?;
         if p.schema != POSTINGS_V1 {
             return Err(Error::shard(
                 path,
@@ -65,21 +65,13 @@ impl PostingsV1 {
 /// One v3 posting row `[ordinal, source_tf, source_len, discovery_tf, discovery_len]`.
 pub(crate) type Row = [u64; 5];
 
-/// `okf-context-postings.v2` as stored: each token's rows kept as raw JSON.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PostingsV2File<'a> {
-    schema: String,
-    #[serde(borrow)]
-    postings: BTreeMap<String, &'a RawValue>,
-}
-
 /// A verified `okf-context-postings.v2` bucket.
 ///
-/// A bucket holds every token that hashes to it, so its size grows with the corpus (256
-/// buckets is fixed by the format) while a question reads one or two tokens from it. The
-/// whole file is checked (length, digest, UTF-8, JSON syntax, schema); a token's rows are
-/// parsed and checked against the row rules the first time a question reads that token.
+/// A bucket holds every token that hashes to it, so its size grows with the corpus (the format
+/// fixes 256 buckets) while a question reads one or two tokens from it. The whole file is
+/// length-, digest- and UTF-8-checked, and its object structure is walked once to find each
+/// token's list; a token's rows are parsed and checked against the row rules the first time a
+/// question reads that token (DEVIATIONS.md C5).
 #[derive(Debug)]
 pub(crate) struct PostingsV2 {
     path: String,
@@ -92,39 +84,63 @@ pub(crate) struct PostingsV2 {
 impl PostingsV2 {
     pub(crate) fn parse(
         path: &str,
-        bytes: &[u8],
+        text: &str,
         records: u64,
         totals: (u64, u64),
     ) -> Result<Self, Error> {
-        let f: PostingsV2File<'_> = parse_json(path, bytes)?;
-        if f.schema != POSTINGS_V2 {
+        let mut walk = Walk { path, text, at: 0 };
+        let mut schema = None;
+        let mut tokens = None;
+        walk.expect(b'{', "$")?;
+        if walk.peek() == Some(b'}') {
+            walk.at += 1;
+        } else {
+            loop {
+                let key = walk.string("$")?;
+                walk.expect(b':', &key)?;
+                match key.as_str() {
+                    "schema" if schema.is_none() => {
+                        let span = walk.skip_value("schema")?;
+                        schema = Some(walk.decode::<String>(span, "schema")?);
+                    }
+                    "postings" if tokens.is_none() => tokens = Some(walk.spans()?),
+                    "schema" | "postings" => {
+                        return Err(Error::shard(path, key, "duplicate field"));
+                    }
+                    other => {
+                        return Err(Error::shard(path, other, "unknown field"));
+                    }
+                }
+                if !walk.next_member("$")? {
+                    break;
+                }
+            }
+        }
+        walk.peek();
+        if walk.at != text.len() {
+            return Err(Error::shard(
+                path,
+                "$",
+                "trailing characters after the object",
+            ));
+        }
+        if schema.as_deref() != Some(POSTINGS_V2) {
             return Err(Error::shard(
                 path,
                 "schema",
                 format!("must be {POSTINGS_V2}"),
             ));
         }
-        let text = std::str::from_utf8(bytes).map_err(|_| Error::Integrity {
-            path: path.to_owned(),
-            rule: "not strict UTF-8".into(),
-        })?;
-        let base = text.as_ptr() as usize;
-        let tokens = f
-            .postings
-            .into_iter()
-            .map(|(token, raw)| {
-                let json = raw.get();
-                // `json` borrows from `text`, so its offset is the distance between the pointers.
-                let start = (json.as_ptr() as usize).saturating_sub(base);
-                (token, (start..start + json.len(), OnceLock::new()))
-            })
-            .collect();
+        let tokens = tokens.ok_or_else(|| Error::shard(path, "postings", "missing field"))?;
         Ok(PostingsV2 {
             path: path.to_owned(),
             text: text.into(),
             records,
             totals,
-            tokens,
+            tokens: tokens
+                .into_iter()
+                .map(|(token, span)| (token, (span, OnceLock::new())))
+                .collect(),
         })
     }
 
@@ -212,11 +228,11 @@ impl Shard {
     /// Parses a record (`cards == false`) or card shard and checks it against its reference.
     pub(crate) fn parse(
         path: &str,
-        bytes: &[u8],
+        text: &str,
         cards: bool,
         shard: &ShardRef,
     ) -> Result<Self, Error> {
-        let f: RecordsFile<'_> = parse_json(path, bytes)?;
+        let f: RecordsFile<'_> = parse_json(path, text)?;
         let (schema, items) = if cards {
             (CARDS, f.cards.filter(|_| f.records.is_none()))
         } else {
@@ -249,10 +265,6 @@ impl Shard {
                 ),
             ));
         }
-        let text = std::str::from_utf8(bytes).map_err(|_| Error::Integrity {
-            path: path.to_owned(),
-            rule: "not strict UTF-8".into(),
-        })?;
         let base = text.as_ptr() as usize;
         let mut items = Vec::with_capacity(raw.len());
         for item in raw {
@@ -327,6 +339,220 @@ impl Shard {
         match self.items.binary_search_by(|item| cmp_utf16(&item.id, id)) {
             Ok(i) => self.value(i),
             Err(_) => Ok(None),
+        }
+    }
+}
+
+/// A single pass over a JSON object that records where member values sit without building
+/// them. Strings (keys and the schema) are decoded strictly by serde_json; skipped values are
+/// matched bracket by bracket, honouring strings and escapes, and parsed strictly when used.
+struct Walk<'a> {
+    path: &'a str,
+    text: &'a str,
+    at: usize,
+}
+
+impl Walk<'_> {
+    fn error(&self, field: &str, rule: &str) -> Error {
+        Error::shard(self.path, field, format!("{rule} at byte {}", self.at))
+    }
+
+    /// The next byte after whitespace, without consuming it.
+    fn peek(&mut self) -> Option<u8> {
+        let bytes = self.text.as_bytes();
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(self.at) {
+            self.at += 1;
+        }
+        bytes.get(self.at).copied()
+    }
+
+    fn expect(&mut self, byte: u8, field: &str) -> Result<(), Error> {
+        if self.peek() == Some(byte) {
+            self.at += 1;
+            Ok(())
+        } else {
+            Err(self.error(field, &format!("expected `{}`", char::from(byte))))
+        }
+    }
+
+    /// After a member: `true` on `,` (another member follows), `false` on `}`.
+    fn next_member(&mut self, field: &str) -> Result<bool, Error> {
+        match self.peek() {
+            Some(b',') => {
+                self.at += 1;
+                Ok(true)
+            }
+            Some(b'}') => {
+                self.at += 1;
+                Ok(false)
+            }
+            _ => Err(self.error(field, "expected `,` or `}`")),
+        }
+    }
+
+    fn decode<T: serde::de::DeserializeOwned>(
+        &self,
+        span: Range<usize>,
+        field: &str,
+    ) -> Result<T, Error> {
+        let json = self.text.get(span).unwrap_or("");
+        serde_json::from_str(json).map_err(|e| Error::shard(self.path, field, e.to_string()))
+    }
+
+    /// The end of the string starting at `self.at` (a `"`), just past its closing quote.
+    fn string_end(&self, field: &str) -> Result<usize, Error> {
+        let bytes = self.text.as_bytes();
+        let mut i = self.at + 1;
+        loop {
+            match bytes.get(i) {
+                Some(b'"') => return Ok(i + 1),
+                Some(b'\\') => i += 2,
+                Some(_) => i += 1,
+                None => return Err(self.error(field, "unterminated string")),
+            }
+        }
+    }
+
+    fn string(&mut self, field: &str) -> Result<String, Error> {
+        if self.peek() != Some(b'"') {
+            return Err(self.error(field, "expected a string key"));
+        }
+        let end = self.string_end(field)?;
+        let key = self.decode(self.at..end, field)?;
+        self.at = end;
+        Ok(key)
+    }
+
+    /// Skips one value, returning its span.
+    fn skip_value(&mut self, field: &str) -> Result<Range<usize>, Error> {
+        let bytes = self.text.as_bytes();
+        let start = match self.peek() {
+            Some(_) => self.at,
+            None => return Err(self.error(field, "expected a value")),
+        };
+        let mut depth = 0usize;
+        loop {
+            match bytes.get(self.at) {
+                Some(b'[' | b'{') => depth += 1,
+                Some(b']' | b'}') if depth > 0 => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.at += 1;
+                        return Ok(start..self.at);
+                    }
+                }
+                Some(b'"') => {
+                    self.at = self.string_end(field)?;
+                    if depth == 0 {
+                        return Ok(start..self.at);
+                    }
+                    continue;
+                }
+                Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') if depth == 0 => {
+                    return Ok(start..self.at);
+                }
+                Some(_) => {}
+                None => return Err(self.error(field, "unexpected end of file")),
+            }
+            self.at += 1;
+        }
+    }
+
+    /// The members of the object at `self.at`: key and value span.
+    fn spans(&mut self) -> Result<BTreeMap<String, Range<usize>>, Error> {
+        let mut out = BTreeMap::new();
+        self.expect(b'{', "postings")?;
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Ok(out);
+        }
+        loop {
+            let key = self.string("postings")?;
+            self.expect(b':', &key)?;
+            let span = self.skip_value(&key)?;
+            out.insert(key, span);
+            if !self.next_member("postings")? {
+                return Ok(out);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn bucket(text: &str) -> Result<PostingsV2, Error> {
+        PostingsV2::parse("search/00.json", text, 10, (100, 100))
+    }
+
+    #[test]
+    fn postings_rows_are_found_through_any_whitespace_and_escaped_keys() {
+        let p = bucket(
+            " {\"postings\" : {\"\\u0061pple\": [ [1,1,5,0,3] , [4,2,6,1,3] ],\n\"pear\":[]},\"schema\":\"okf-context-postings.v2\"} ",
+        )
+        .unwrap();
+        assert_eq!(
+            p.rows("apple").unwrap(),
+            Some(&[[1, 1, 5, 0, 3], [4, 2, 6, 1, 3]][..])
+        );
+        assert_eq!(p.rows("pear").unwrap(), Some(&[][..]));
+        assert_eq!(p.rows("plum").unwrap(), None);
+    }
+
+    #[test]
+    fn postings_rows_are_checked_when_their_token_is_read() {
+        // "bad" breaks two row rules; reading "good" is unaffected, reading "bad" fails.
+        let p = bucket(
+            r#"{"schema":"okf-context-postings.v2","postings":{"bad":[[3,0,1,0,1],[2,1,1,0,1]],"good":[[0,1,1,0,1]]}}"#,
+        )
+        .unwrap();
+        assert!(p.rows("good").unwrap().is_some());
+        let err = p.rows("bad").unwrap_err().to_string();
+        assert!(err.contains("postings.bad"), "{err}");
+        // Still an error the second time: a failed parse is not cached.
+        assert!(p.rows("bad").is_err());
+    }
+
+    #[test]
+    fn postings_bucket_structure_is_checked_whole() {
+        for (text, expect) in [
+            (
+                r#"{"schema":"okf-context-postings.v1","postings":{}}"#,
+                "must be",
+            ),
+            (r#"{"schema":"okf-context-postings.v2"}"#, "missing field"),
+            (
+                r#"{"schema":"okf-context-postings.v2","postings":{},"extra":1}"#,
+                "unknown field",
+            ),
+            (
+                r#"{"schema":"okf-context-postings.v2","postings":{},"postings":{}}"#,
+                "duplicate field",
+            ),
+            (
+                r#"{"schema":"okf-context-postings.v2","postings":{}} x"#,
+                "trailing",
+            ),
+            (
+                r#"{"schema":"okf-context-postings.v2","postings":{"a":[[1,2]"#,
+                "end of file",
+            ),
+            (
+                r#"{"schema":"okf-context-postings.v2","postings":{"a" [1]}}"#,
+                "expected `:`",
+            ),
+            (
+                r#"{"schema":"okf-context-postings.v2","postings":{"a":"x]"}}"#,
+                "",
+            ),
+        ] {
+            match bucket(text) {
+                Err(e) => assert!(e.to_string().contains(expect), "{text}: {e}"),
+                // A string value is a well-formed member; it fails only when its token is read.
+                Ok(p) => assert!(p.rows("a").is_err(), "{text}"),
+            }
         }
     }
 }
