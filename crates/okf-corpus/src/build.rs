@@ -435,14 +435,11 @@ mod tests {
 
     #[test]
     fn shards_close_at_the_unit_count_or_the_byte_target() {
-        let small = vec![(100, 100); 10];
+        let small = [(100, 100); 10];
         assert_eq!(shard_spans(&small, 4), vec![0..4, 4..8, 8..10]);
         // Cards of a third of the target: three fit, the fourth opens a new shard.
         let third = SHARD_TARGET_BYTES / 3 - 1;
-        assert_eq!(
-            shard_spans(&vec![(10, third); 7], 1000),
-            vec![0..3, 3..6, 6..7]
-        );
+        assert_eq!(shard_spans(&[(10, third); 7], 1000), vec![0..3, 3..6, 6..7]);
         // A unit over the target gets a shard of its own.
         let big = [(10, 10), (SHARD_TARGET_BYTES * 2, 10), (10, 10)];
         assert_eq!(shard_spans(&big, 1000), vec![0..1, 1..2, 2..3]);
