@@ -10,10 +10,10 @@ use okf_engine::Budget;
 use std::hint::black_box;
 use std::sync::Arc;
 
-/// Units per record and card shard: small enough that the five matching units sit in five
-/// different shards at every size, so every size reads the same number of unit and card
-/// shards and only what grows with the corpus (manifest, posting buckets) differs.
-const UNITS_PER_SHARD: usize = 200;
+/// Units per shard as `okf corpus generate` defaults to; the builder's 128 KiB shard target
+/// closes shards at about 150 generated units, so the five matching units sit in five different
+/// shards at every size and only what grows with the corpus (manifest, posting buckets) differs.
+const UNITS_PER_SHARD: usize = 1000;
 
 /// The generated files, shared so a cold iteration's setup does not copy the corpus.
 #[derive(Clone)]

@@ -423,7 +423,8 @@ impl Walk<'_> {
         Ok(key)
     }
 
-    /// Skips one value, returning its span.
+    /// Skips one value, returning its span. The scan keeps its position in a local so the loop
+    /// stays tight: a posting bucket is megabytes of digits at scale (BENCHMARKS.md).
     fn skip_value(&mut self, field: &str) -> Result<Range<usize>, Error> {
         let bytes = self.text.as_bytes();
         let start = match self.peek() {
@@ -431,31 +432,36 @@ impl Walk<'_> {
             None => return Err(self.error(field, "expected a value")),
         };
         let mut depth = 0usize;
-        loop {
-            match bytes.get(self.at) {
-                Some(b'[' | b'{') => depth += 1,
-                Some(b']' | b'}') if depth > 0 => {
+        let mut i = start;
+        while let Some(&b) = bytes.get(i) {
+            match b {
+                b'[' | b'{' => depth += 1,
+                b']' | b'}' if depth > 0 => {
                     depth -= 1;
                     if depth == 0 {
-                        self.at += 1;
+                        self.at = i + 1;
                         return Ok(start..self.at);
                     }
                 }
-                Some(b'"') => {
-                    self.at = self.string_end(field)?;
+                b'"' => {
+                    self.at = i;
+                    i = self.string_end(field)?;
                     if depth == 0 {
-                        return Ok(start..self.at);
+                        self.at = i;
+                        return Ok(start..i);
                     }
                     continue;
                 }
-                Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') if depth == 0 => {
-                    return Ok(start..self.at);
+                b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r' if depth == 0 => {
+                    self.at = i;
+                    return Ok(start..i);
                 }
-                Some(_) => {}
-                None => return Err(self.error(field, "unexpected end of file")),
+                _ => {}
             }
-            self.at += 1;
+            i += 1;
         }
+        self.at = i;
+        Err(self.error(field, "unexpected end of file"))
     }
 
     /// The members of the object at `self.at`: key and value span.
