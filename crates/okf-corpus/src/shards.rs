@@ -343,6 +343,17 @@ impl Shard {
     }
 }
 
+/// Bytes that open or close a container or a string.
+static STRUCTURAL: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'[' as usize] = true;
+    table[b']' as usize] = true;
+    table[b'{' as usize] = true;
+    table[b'}' as usize] = true;
+    table[b'"' as usize] = true;
+    table
+};
+
 /// A single pass over a JSON object that records where member values sit without building
 /// them. Strings (keys and the schema) are decoded strictly by serde_json; skipped values are
 /// matched bracket by bracket, honouring strings and escapes, and parsed strictly when used.
@@ -434,6 +445,12 @@ impl Walk<'_> {
         let mut depth = 0usize;
         let mut i = start;
         while let Some(&b) = bytes.get(i) {
+            // Inside a container only brackets, braces and strings matter: skip digits, commas
+            // and spaces without taking the `match` below.
+            if depth > 0 && !STRUCTURAL[usize::from(b)] {
+                i += 1;
+                continue;
+            }
             match b {
                 b'[' | b'{' => depth += 1,
                 b']' | b'}' if depth > 0 => {
