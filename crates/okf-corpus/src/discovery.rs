@@ -230,7 +230,7 @@ impl State<'_, '_> {
         let path = r.path.clone();
         let Some(bucket) = self
             .fetch
-            .load("adjacency", r, |b| AdjacencyBucket::parse(&path, b, &name))?
+            .load("adjacency", r, |b| AdjacencyBucket::parse(&path, &b, &name))?
         else {
             return Ok(None);
         };

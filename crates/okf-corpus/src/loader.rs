@@ -177,7 +177,7 @@ impl<'c> Fetcher<'c> {
         &mut self,
         kind: &'static str,
         r: &FileRef,
-        parse: impl FnOnce(&str) -> Result<T, Error>,
+        parse: impl FnOnce(String) -> Result<T, Error>,
     ) -> Result<Option<Arc<T>>, Error> {
         let decoded_size = r.decoded_bytes.unwrap_or(r.bytes);
         match self.seen.get(&r.path) {
@@ -215,11 +215,12 @@ impl<'c> Fetcher<'c> {
             Some(p) => p,
             None => {
                 let bytes = read_verified(self.source, r)?;
-                let value: Parsed = Arc::new(parse(&bytes)?);
+                let decoded = bytes.len() as u64;
+                let value: Parsed = Arc::new(parse(bytes)?);
                 let mut stats = self.cache.loads.lock().unwrap_or_else(|e| e.into_inner());
                 stats.files += 1;
                 stats.bytes += r.bytes;
-                stats.decoded_bytes += bytes.len() as u64;
+                stats.decoded_bytes += decoded;
                 drop(stats);
                 self.cache
                     .entries

@@ -75,7 +75,7 @@ pub(crate) type Row = [u64; 5];
 #[derive(Debug)]
 pub(crate) struct PostingsV2 {
     path: String,
-    text: Box<str>,
+    text: String,
     records: u64,
     totals: (u64, u64),
     tokens: BTreeMap<String, (Range<usize>, OnceLock<Vec<Row>>)>,
@@ -84,11 +84,15 @@ pub(crate) struct PostingsV2 {
 impl PostingsV2 {
     pub(crate) fn parse(
         path: &str,
-        text: &str,
+        text: String,
         records: u64,
         totals: (u64, u64),
     ) -> Result<Self, Error> {
-        let mut walk = Walk { path, text, at: 0 };
+        let mut walk = Walk {
+            path,
+            text: &text,
+            at: 0,
+        };
         let mut schema = None;
         let mut tokens = None;
         walk.expect(b'{', "$")?;
@@ -134,7 +138,7 @@ impl PostingsV2 {
         let tokens = tokens.ok_or_else(|| Error::shard(path, "postings", "missing field"))?;
         Ok(PostingsV2 {
             path: path.to_owned(),
-            text: text.into(),
+            text,
             records,
             totals,
             tokens: tokens
@@ -220,7 +224,7 @@ struct Item {
 pub(crate) struct Shard {
     path: String,
     pub first_ordinal: u64,
-    text: Box<str>,
+    text: String,
     items: Vec<Item>,
 }
 
@@ -228,11 +232,11 @@ impl Shard {
     /// Parses a record (`cards == false`) or card shard and checks it against its reference.
     pub(crate) fn parse(
         path: &str,
-        text: &str,
+        text: String,
         cards: bool,
         shard: &ShardRef,
     ) -> Result<Self, Error> {
-        let f: RecordsFile<'_> = parse_json(path, text)?;
+        let f: RecordsFile<'_> = parse_json(path, &text)?;
         let (schema, items) = if cards {
             (CARDS, f.cards.filter(|_| f.records.is_none()))
         } else {
@@ -303,7 +307,7 @@ impl Shard {
         Ok(Shard {
             path: path.to_owned(),
             first_ordinal: f.first_ordinal,
-            text: text.into(),
+            text,
             items,
         })
     }
@@ -507,7 +511,7 @@ mod tests {
     use super::*;
 
     fn bucket(text: &str) -> Result<PostingsV2, Error> {
-        PostingsV2::parse("search/00.json", text, 10, (100, 100))
+        PostingsV2::parse("search/00.json", text.to_owned(), 10, (100, 100))
     }
 
     #[test]
