@@ -57,6 +57,11 @@ fn benches(c: &mut Criterion) {
                     .unwrap()
             })
         });
+        // Opening alone: reading, hashing, parsing and checking the manifest, whose shard
+        // table grows with the corpus.
+        group.bench_function(format!("open_{units}"), |b| {
+            b.iter(|| Corpus::open(Box::new(files.clone()), "manifest.json").unwrap())
+        });
         group.bench_function(format!("cold_{units}"), |b| {
             b.iter_batched(
                 || Corpus::open(Box::new(files.clone()), "manifest.json").unwrap(),
