@@ -5,18 +5,34 @@
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use okf_corpus::generate::{QUESTION, generate};
-use okf_corpus::{Corpus, MemorySource};
+use okf_corpus::{Corpus, CorpusSource, MemorySource, SourceError};
 use okf_engine::Budget;
 use std::hint::black_box;
+use std::sync::Arc;
 
-fn source(units: u64) -> MemorySource {
-    let built = generate(units, 1000).unwrap();
+/// Units per shard as `okf corpus generate` defaults to; the builder's 128 KiB shard target
+/// closes shards at about 150 generated units, so the five matching units sit in five different
+/// shards at every size and only what grows with the corpus (manifest, posting buckets) differs.
+const UNITS_PER_SHARD: usize = 1000;
+
+/// The generated files, shared so a cold iteration's setup does not copy the corpus.
+#[derive(Clone)]
+struct Shared(Arc<MemorySource>);
+
+impl CorpusSource for Shared {
+    fn read(&self, path: &str, limit: u64) -> Result<Vec<u8>, SourceError> {
+        self.0.read(path, limit)
+    }
+}
+
+fn source(units: u64) -> Shared {
+    let built = generate(units, UNITS_PER_SHARD).unwrap();
     let mut source = MemorySource::new();
     for (path, bytes) in built.files {
         source.insert(path, bytes);
     }
     source.insert("manifest.json", built.manifest_bytes);
-    source
+    Shared(Arc::new(source))
 }
 
 fn benches(c: &mut Criterion) {
@@ -40,6 +56,11 @@ fn benches(c: &mut Criterion) {
                     .assemble(black_box(QUESTION), &Budget::default(), None)
                     .unwrap()
             })
+        });
+        // Opening alone: reading, hashing, parsing and checking the manifest, whose shard
+        // table grows with the corpus.
+        group.bench_function(format!("open_{units}"), |b| {
+            b.iter(|| Corpus::open(Box::new(files.clone()), "manifest.json").unwrap())
         });
         group.bench_function(format!("cold_{units}"), |b| {
             b.iter_batched(

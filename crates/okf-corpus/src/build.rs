@@ -146,7 +146,37 @@ fn card_for(unit: &Value, unit_canonical: &str) -> Result<Value, Error> {
     }))
 }
 
-/// Shards `index` into a v3 corpus with at most `units_per_shard` units per record shard.
+/// Target size of a unit or card shard. A question reads the unit shard and the card shard of
+/// each of its (at most 16) candidates; at this size those 32 files stay within a quarter of the
+/// 16 MiB per-question read allowance however large the corpus, and a cold question's reads do
+/// not grow with the units that happen to share a shard.
+pub const SHARD_TARGET_BYTES: usize = 128 * 1024;
+
+/// Splits units (given the canonical sizes of each unit and its card) into ordinal ranges of at
+/// most `units_per_shard` units whose unit and card shards each stay under
+/// [`SHARD_TARGET_BYTES`] (a single larger unit gets a shard of its own).
+fn shard_spans(sizes: &[(usize, usize)], units_per_shard: usize) -> Vec<std::ops::Range<usize>> {
+    let mut spans = Vec::new();
+    let (mut start, mut unit_bytes, mut card_bytes) = (0, 0, 0);
+    for (i, &(unit_len, card_len)) in sizes.iter().enumerate() {
+        let count = i - start;
+        let over = unit_bytes + unit_len + 1 > SHARD_TARGET_BYTES
+            || card_bytes + card_len + 1 > SHARD_TARGET_BYTES;
+        if count > 0 && (count >= units_per_shard || over) {
+            spans.push(start..i);
+            (start, unit_bytes, card_bytes) = (i, 0, 0);
+        }
+        unit_bytes += unit_len + 1;
+        card_bytes += card_len + 1;
+    }
+    if start < sizes.len() {
+        spans.push(start..sizes.len());
+    }
+    spans
+}
+
+/// Shards `index` into a v3 corpus with at most `units_per_shard` units per record shard (and
+/// shards of about [`SHARD_TARGET_BYTES`] at most).
 pub fn build_v3(index: &ContextIndex, units_per_shard: usize) -> Result<BuiltCorpus, Error> {
     let doc = serde_json::to_value(index.document()).map_err(|e| Error::Build(e.to_string()))?;
     build_from_document(&doc, units_per_shard)
@@ -210,13 +240,27 @@ pub(crate) fn build_from_document(
     let mut card_shards = Vec::new();
     let mut postings: BTreeMap<String, BTreeMap<String, Vec<[u64; 5]>>> = BTreeMap::new();
     let (mut total_source, mut total_discovery) = (0u64, 0u64);
-    for (n, chunk) in units.chunks(units_per_shard).enumerate() {
-        let first_ordinal = (n * units_per_shard) as u64;
+    let prepared = units
+        .iter()
+        .map(|unit| {
+            let unit_canonical = canonical(unit)?;
+            let card = card_for(unit, &unit_canonical)?;
+            let card_len = canonical(&card)?.len();
+            Ok((unit_canonical.len(), card, card_len))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let sizes: Vec<(usize, usize)> = prepared.iter().map(|(u, _, c)| (*u, *c)).collect();
+    let spans = shard_spans(&sizes, units_per_shard);
+    let mut cards_by_unit = prepared.into_iter();
+    for (n, span) in spans.into_iter().enumerate() {
+        let chunk = &units[span.clone()];
+        let first_ordinal = span.start as u64;
         let mut cards = Vec::with_capacity(chunk.len());
         for (i, unit) in chunk.iter().enumerate() {
             let ordinal = first_ordinal + i as u64;
-            let unit_canonical = canonical(unit)?;
-            let card = card_for(unit, &unit_canonical)?;
+            let Some((_, card, _)) = cards_by_unit.next() else {
+                return Err(Error::Build("a unit lost its discovery card".into()));
+            };
             let (stf, slen) = term_counts(unit.get("text").and_then(Value::as_str).unwrap_or(""));
             let (dtf, dlen) = term_counts(&card_text(&card));
             total_source += slen;
@@ -383,4 +427,22 @@ pub(crate) fn build_from_document(
         manifest,
         manifest_bytes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_close_at_the_unit_count_or_the_byte_target() {
+        let small = [(100, 100); 10];
+        assert_eq!(shard_spans(&small, 4), vec![0..4, 4..8, 8..10]);
+        // Cards of a third of the target: three fit, the fourth opens a new shard.
+        let third = SHARD_TARGET_BYTES / 3 - 1;
+        assert_eq!(shard_spans(&[(10, third); 7], 1000), vec![0..3, 3..6, 6..7]);
+        // A unit over the target gets a shard of its own.
+        let big = [(10, 10), (SHARD_TARGET_BYTES * 2, 10), (10, 10)];
+        assert_eq!(shard_spans(&big, 1000), vec![0..1, 1..2, 2..3]);
+        assert!(shard_spans(&[], 10).is_empty());
+    }
 }

@@ -66,8 +66,8 @@ fn ids_sha(list: &[Value]) -> Result<String, Error> {
 }
 
 impl AdjacencyBucket {
-    fn parse(path: &str, bytes: &[u8], name: &str) -> Result<Self, Error> {
-        let f: AdjacencyFile = parse_json(path, bytes)?;
+    fn parse(path: &str, text: &str, name: &str) -> Result<Self, Error> {
+        let f: AdjacencyFile = parse_json(path, text)?;
         if f.schema != ADJACENCY_BUCKET {
             return Err(Error::shard(
                 path,
@@ -196,7 +196,7 @@ impl State<'_, '_> {
         let Some(shard) = load_records(self.fetch, shard_ref)? else {
             return Ok(false);
         };
-        let Some(record) = shard.find(id) else {
+        let Some(record) = shard.find(id)? else {
             self.fetch.omit(
                 "referenced_record_missing",
                 msg::REFERENCED_RECORD_MISSING,
@@ -230,7 +230,7 @@ impl State<'_, '_> {
         let path = r.path.clone();
         let Some(bucket) = self
             .fetch
-            .load("adjacency", r, |b| AdjacencyBucket::parse(&path, b, &name))?
+            .load("adjacency", r, |b| AdjacencyBucket::parse(&path, &b, &name))?
         else {
             return Ok(None);
         };
@@ -463,7 +463,7 @@ pub(crate) fn assemble<'c>(
         else {
             continue;
         };
-        let Some(rows) = postings.postings.get(token) else {
+        let Some(rows) = postings.rows(token)? else {
             continue;
         };
         let df_s = rows.iter().filter(|r| r[1] > 0).count() as u64;
@@ -570,7 +570,7 @@ pub(crate) fn assemble<'c>(
         let Some(cards) = load_cards(state.fetch, card_ref)? else {
             return Ok(());
         };
-        let (Some(unit), Some(card)) = (units.at(ordinal), cards.at(ordinal)) else {
+        let (Some(unit), Some(card)) = (units.at(ordinal)?, cards.at(ordinal)?) else {
             return Err(Error::shard(
                 &unit_ref.path,
                 "records",

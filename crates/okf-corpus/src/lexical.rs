@@ -34,7 +34,7 @@ pub(crate) fn load_base(corpus: &Corpus, fetch: &mut Fetcher<'_>) -> Result<Arc<
     let r = &corpus.manifest.base_index;
     let path = r.path.clone();
     fetch
-        .load("base-index", r, |b| parse_json::<Value>(&path, b))?
+        .load("base-index", r, |b| parse_json::<Value>(&path, &b))?
         .ok_or_else(|| Error::Integrity {
             path: r.path.clone(),
             rule: "the base index does not fit the per-question allowance".into(),
@@ -104,7 +104,7 @@ pub(crate) fn assemble(
             continue;
         };
         let path = r.path.clone();
-        let Some(postings) = fetch.load("postings-v1", r, |b| PostingsV1::parse(&path, b, n))?
+        let Some(postings) = fetch.load("postings-v1", r, |b| PostingsV1::parse(&path, &b, n))?
         else {
             continue;
         };
@@ -148,7 +148,7 @@ pub(crate) fn assemble(
         let Some(shard) = load_records(fetch, shard_ref)? else {
             continue;
         };
-        let Some(record) = shard.at(ordinal) else {
+        let Some(record) = shard.at(ordinal)? else {
             return Err(Error::shard(
                 &shard_ref.path,
                 "records",
@@ -301,7 +301,7 @@ fn load_references(
             let Some(shard) = load_records(fetch, shard_ref)? else {
                 continue;
             };
-            let Some(record) = shard.find(&id) else {
+            let Some(record) = shard.find(&id)? else {
                 fetch.omit(
                     "referenced_record_missing",
                     msg::REFERENCED_RECORD_MISSING,

@@ -133,7 +133,7 @@ impl Corpus {
             ));
         }
         let bytes = loader::read_verified(source.as_ref(), declared)?;
-        Self::from_manifest_bytes(source, &bytes)
+        Self::from_manifest_bytes(source, bytes.as_bytes())
     }
 
     fn from_manifest_bytes(source: Box<dyn CorpusSource>, bytes: &[u8]) -> Result<Self, Error> {

@@ -42,7 +42,7 @@ impl ShardCache {
 }
 
 /// Reads the exact bytes behind a reference and checks length, digest, decoding and UTF-8.
-pub(crate) fn read_verified(source: &dyn CorpusSource, r: &FileRef) -> Result<Vec<u8>, Error> {
+pub(crate) fn read_verified(source: &dyn CorpusSource, r: &FileRef) -> Result<String, Error> {
     let raw = source.read(&r.path, r.bytes).map_err(|e| match e {
         SourceError::NotFound => Error::Missing {
             path: r.path.clone(),
@@ -97,13 +97,10 @@ pub(crate) fn read_verified(source: &dyn CorpusSource, r: &FileRef) -> Result<Ve
             out
         }
     };
-    if std::str::from_utf8(&decoded).is_err() {
-        return Err(Error::Integrity {
-            path: r.path.clone(),
-            rule: "not strict UTF-8".into(),
-        });
-    }
-    Ok(decoded)
+    String::from_utf8(decoded).map_err(|_| Error::Integrity {
+        path: r.path.clone(),
+        rule: "not strict UTF-8".into(),
+    })
 }
 
 /// Per-call file access with reservation and accounting.
@@ -180,7 +177,7 @@ impl<'c> Fetcher<'c> {
         &mut self,
         kind: &'static str,
         r: &FileRef,
-        parse: impl FnOnce(&[u8]) -> Result<T, Error>,
+        parse: impl FnOnce(String) -> Result<T, Error>,
     ) -> Result<Option<Arc<T>>, Error> {
         let decoded_size = r.decoded_bytes.unwrap_or(r.bytes);
         match self.seen.get(&r.path) {
@@ -218,11 +215,12 @@ impl<'c> Fetcher<'c> {
             Some(p) => p,
             None => {
                 let bytes = read_verified(self.source, r)?;
-                let value: Parsed = Arc::new(parse(&bytes)?);
+                let decoded = bytes.len() as u64;
+                let value: Parsed = Arc::new(parse(bytes)?);
                 let mut stats = self.cache.loads.lock().unwrap_or_else(|e| e.into_inner());
                 stats.files += 1;
                 stats.bytes += r.bytes;
-                stats.decoded_bytes += bytes.len() as u64;
+                stats.decoded_bytes += decoded;
                 drop(stats);
                 self.cache
                     .entries
@@ -242,12 +240,18 @@ impl<'c> Fetcher<'c> {
     }
 }
 
-/// Parses verified JSON bytes into `T`, naming the file and JSON path on failure.
-pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
+/// Parses verified JSON text into `T`, naming the file and JSON path on failure. The path is
+/// tracked only when parsing fails (a second, tracked parse), so valid files parse at full speed.
+pub(crate) fn parse_json<'de, T: serde::Deserialize<'de>>(
     path: &str,
-    bytes: &[u8],
+    text: &'de str,
 ) -> Result<T, Error> {
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de)
-        .map_err(|e| Error::shard(path, e.path().to_string(), e.inner().to_string()))
+    serde_json::from_str(text).map_err(|plain| {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        match serde_path_to_error::deserialize::<_, T>(de) {
+            Err(e) => Error::shard(path, e.path().to_string(), e.inner().to_string()),
+            // Not expected: the tracked parse accepted what the plain one refused.
+            Ok(_) => Error::shard(path, "$", plain.to_string()),
+        }
+    })
 }

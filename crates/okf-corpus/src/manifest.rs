@@ -306,17 +306,60 @@ pub fn is_ascii_iri(s: &str) -> bool {
         && rest.bytes().all(|b| (b'!'..=b'~').contains(&b))
 }
 
-fn check_ref(field: &str, r: &FileRef, limit: u64, closed_v3: bool) -> Result<(), Error> {
-    check_path(&r.path)?;
+/// The stored-file fields of a file or shard reference, borrowed for checking.
+struct RefParts<'a> {
+    path: &'a str,
+    bytes: u64,
+    sha256: &'a str,
+    encoding: Option<Encoding>,
+    decoded_bytes: Option<u64>,
+    decoded_sha256: Option<&'a str>,
+}
+
+impl FileRef {
+    fn parts(&self) -> RefParts<'_> {
+        RefParts {
+            path: &self.path,
+            bytes: self.bytes,
+            sha256: &self.sha256,
+            encoding: self.encoding,
+            decoded_bytes: self.decoded_bytes,
+            decoded_sha256: self.decoded_sha256.as_deref(),
+        }
+    }
+}
+
+impl ShardRef {
+    fn parts(&self) -> RefParts<'_> {
+        RefParts {
+            path: &self.path,
+            bytes: self.bytes,
+            sha256: &self.sha256,
+            encoding: self.encoding,
+            decoded_bytes: self.decoded_bytes,
+            decoded_sha256: self.decoded_sha256.as_deref(),
+        }
+    }
+}
+
+/// Checks one reference. `field` names it in an error; it is built only then, because a large
+/// manifest holds thousands of references (BENCHMARKS.md "Corpora").
+fn check_ref(
+    field: impl Fn() -> String,
+    r: RefParts<'_>,
+    limit: u64,
+    closed_v3: bool,
+) -> Result<(), Error> {
+    check_path(r.path)?;
     if r.bytes == 0 || r.bytes > limit {
         return Err(Error::manifest(
-            format!("{field}.bytes"),
+            format!("{}.bytes", field()),
             format!("must be 1 to {limit} (declared {})", r.bytes),
         ));
     }
-    if !is_hex64(&r.sha256) {
+    if !is_hex64(r.sha256) {
         return Err(Error::manifest(
-            format!("{field}.sha256"),
+            format!("{}.sha256", field()),
             "must be 64 lowercase hex characters",
         ));
     }
@@ -326,21 +369,21 @@ fn check_ref(field: &str, r: &FileRef, limit: u64, closed_v3: bool) -> Result<()
                 Some(d) if (1..=limit).contains(&d) => {}
                 _ => {
                     return Err(Error::manifest(
-                        format!("{field}.decoded_bytes"),
+                        format!("{}.decoded_bytes", field()),
                         format!("gzip files need decoded_bytes from 1 to {limit}"),
                     ));
                 }
             }
-            if !r.decoded_sha256.as_deref().is_some_and(is_hex64) {
+            if !r.decoded_sha256.is_some_and(is_hex64) {
                 return Err(Error::manifest(
-                    format!("{field}.decoded_sha256"),
+                    format!("{}.decoded_sha256", field()),
                     "gzip files need a hex64 decoded_sha256",
                 ));
             }
         }
         None if closed_v3 && (r.decoded_bytes.is_some() || r.decoded_sha256.is_some()) => {
             return Err(Error::manifest(
-                field.to_owned(),
+                field(),
                 "decoded_* fields are allowed only with gzip encoding",
             ));
         }
@@ -349,12 +392,12 @@ fn check_ref(field: &str, r: &FileRef, limit: u64, closed_v3: bool) -> Result<()
     Ok(())
 }
 
-fn check_inventory(
+fn check_inventory<'a>(
     field: &str,
-    inv: &Inventory,
+    inv: &'a Inventory,
     unit_ids: bool,
     closed_v3: bool,
-    paths: &mut BTreeSet<String>,
+    paths: &mut BTreeSet<&'a str>,
 ) -> Result<(), Error> {
     if inv.shards.len() > limits::MAX_SHARDS {
         return Err(Error::manifest(
@@ -365,20 +408,20 @@ fn check_inventory(
     let mut next = 0u64;
     let mut previous_last: Option<&str> = None;
     for (i, shard) in inv.shards.iter().enumerate() {
-        let f = format!("{field}.shards[{i}]");
-        check_ref(&f, &shard.file(), limits::FILE_BYTES, closed_v3)?;
-        if !paths.insert(shard.path.clone()) {
-            return Err(Error::manifest(f, "duplicate file path"));
+        let f = || format!("{field}.shards[{i}]");
+        check_ref(f, shard.parts(), limits::FILE_BYTES, closed_v3)?;
+        if !paths.insert(&shard.path) {
+            return Err(Error::manifest(f(), "duplicate file path"));
         }
         if shard.first_ordinal != next {
             return Err(Error::manifest(
-                format!("{f}.first_ordinal"),
+                format!("{}.first_ordinal", f()),
                 format!("shards must be contiguous from 0; expected {next}"),
             ));
         }
         if !(1..=limits::MAX_SHARD_RECORDS).contains(&shard.count) {
             return Err(Error::manifest(
-                format!("{f}.count"),
+                format!("{}.count", f()),
                 format!("must be 1 to {}", limits::MAX_SHARD_RECORDS),
             ));
         }
@@ -386,26 +429,32 @@ fn check_inventory(
         if unit_ids {
             let (Some(first), Some(last)) = (shard.first_id.as_deref(), shard.last_id.as_deref())
             else {
-                return Err(Error::manifest(f, "unit shards need first_id and last_id"));
+                return Err(Error::manifest(
+                    f(),
+                    "unit shards need first_id and last_id",
+                ));
             };
             if !is_ascii_iri(first) || !is_ascii_iri(last) {
                 return Err(Error::manifest(
-                    f,
+                    f(),
                     "first_id and last_id must be ASCII IRIs",
                 ));
             }
             if cmp_utf16(first, last) == Ordering::Greater {
-                return Err(Error::manifest(f, "first_id must not exceed last_id"));
+                return Err(Error::manifest(f(), "first_id must not exceed last_id"));
             }
             if previous_last.is_some_and(|p| cmp_utf16(p, first) != Ordering::Less) {
                 return Err(Error::manifest(
-                    f,
+                    f(),
                     "unit id ranges must strictly ascend without overlapping",
                 ));
             }
             previous_last = Some(last);
         } else if shard.first_id.is_some() || shard.last_id.is_some() {
-            return Err(Error::manifest(f, "first_id/last_id are not allowed here"));
+            return Err(Error::manifest(
+                f(),
+                "first_id/last_id are not allowed here",
+            ));
         }
     }
     if next != inv.count {
@@ -417,11 +466,11 @@ fn check_inventory(
     Ok(())
 }
 
-fn check_buckets(
+fn check_buckets<'a>(
     field: &str,
-    shards: &BTreeMap<String, FileRef>,
+    shards: &'a BTreeMap<String, FileRef>,
     closed_v3: bool,
-    paths: &mut BTreeSet<String>,
+    paths: &mut BTreeSet<&'a str>,
 ) -> Result<(), Error> {
     if shards.len() != 256 || !bucket_names().all(|b| shards.contains_key(&b)) {
         return Err(Error::manifest(
@@ -430,10 +479,10 @@ fn check_buckets(
         ));
     }
     for (name, r) in shards {
-        let f = format!("{field}.{name}");
-        check_ref(&f, r, limits::FILE_BYTES, closed_v3)?;
-        if !paths.insert(r.path.clone()) {
-            return Err(Error::manifest(f, "duplicate file path"));
+        let f = || format!("{field}.{name}");
+        check_ref(f, r.parts(), limits::FILE_BYTES, closed_v3)?;
+        if !paths.insert(&r.path) {
+            return Err(Error::manifest(f(), "duplicate file path"));
         }
     }
     Ok(())
@@ -450,9 +499,15 @@ impl Manifest {
         }
         let text = std::str::from_utf8(bytes)
             .map_err(|_| Error::manifest("$", "manifest is not UTF-8"))?;
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let manifest: Manifest = serde_path_to_error::deserialize(de)
-            .map_err(|e| Error::manifest(e.path().to_string(), e.inner().to_string()))?;
+        // Track the JSON path only when the plain parse fails: a large manifest parses at full
+        // speed, and a bad one still names the field.
+        let manifest: Manifest = serde_json::from_str(text).map_err(|plain| {
+            let de = &mut serde_json::Deserializer::from_str(text);
+            match serde_path_to_error::deserialize::<_, Manifest>(de) {
+                Err(e) => Error::manifest(e.path().to_string(), e.inner().to_string()),
+                Ok(_) => Error::manifest("$", plain.to_string()),
+            }
+        })?;
         manifest.check()?;
         Ok(manifest)
     }
@@ -533,8 +588,13 @@ impl Manifest {
             ));
         }
         let mut paths = BTreeSet::new();
-        check_ref("base_index", &self.base_index, limits::BASE_INDEX_BYTES, v3)?;
-        paths.insert(self.base_index.path.clone());
+        check_ref(
+            || "base_index".to_owned(),
+            self.base_index.parts(),
+            limits::BASE_INDEX_BYTES,
+            v3,
+        )?;
+        paths.insert(self.base_index.path.as_str());
         check_inventory(
             "records",
             &self.records,

@@ -99,7 +99,10 @@ impl CorpusSource for DirSource {
             ));
         }
         let file = std::fs::File::open(&real).map_err(|e| SourceError::Other(e.to_string()))?;
-        let mut bytes = Vec::new();
+        // Sized from the file's length (capped by the limit) so a large shard is read into one
+        // allocation instead of a doubling series.
+        let expected = file.metadata().map_or(0, |m| m.len()).min(limit);
+        let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0) + 1);
         // Read one byte past the limit to tell "exactly at the limit" from "over it".
         file.take(limit.saturating_add(1))
             .read_to_end(&mut bytes)

@@ -8,7 +8,11 @@ use okf_engine::Budget;
 use serde_json::Value;
 
 fn ask(units: u64) -> (Value, u64) {
-    let built = generate(units, 100).unwrap();
+    ask_with(units, 100)
+}
+
+fn ask_with(units: u64, units_per_shard: usize) -> (Value, u64) {
+    let built = generate(units, units_per_shard).unwrap();
     let mut source = MemorySource::new();
     for (path, bytes) in built.files {
         source.insert(path, bytes);
@@ -50,4 +54,16 @@ fn shard_reads_do_not_grow_with_corpus_size() {
         small["retrieval"]["fetched_files"],
         large["retrieval"]["fetched_files"]
     );
+}
+
+#[test]
+fn default_layout_keeps_cold_reads_flat() {
+    // With the default 1,000 units per shard the 128 KiB shard target still closes shards at
+    // about 150 generated units, so the five matches sit in five shards at 1,000 units as at
+    // 5,000: the same files, and the same unit and card bytes, are read at both sizes.
+    let (small, small_files) = ask_with(1_000, 1000);
+    let (large, large_files) = ask_with(5_000, 1000);
+    assert_eq!(small_files, large_files);
+    assert_eq!(small["retrieval"]["fetched_files"], 19);
+    assert_eq!(large["retrieval"]["fetched_files"], 19);
 }

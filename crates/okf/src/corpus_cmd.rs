@@ -26,7 +26,7 @@ enum CorpusCommand {
         /// Output directory; must not exist yet.
         #[arg(long)]
         out: PathBuf,
-        /// Evidence units per record shard (1-10000).
+        /// Evidence units per record shard (1-10000); shards also close at 128 KiB.
         #[arg(long, default_value_t = 1000)]
         units_per_shard: usize,
     },
@@ -38,7 +38,7 @@ enum CorpusCommand {
         /// Output directory; must not exist yet.
         #[arg(long)]
         out: PathBuf,
-        /// Evidence units per record shard (1-10000).
+        /// Evidence units per record shard (1-10000); shards also close at 128 KiB.
         #[arg(long, default_value_t = 1000)]
         units_per_shard: usize,
     },
