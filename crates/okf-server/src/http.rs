@@ -706,12 +706,12 @@ async fn mcp_body_guard(State(state): State<AppState>, request: Request, next: N
         };
         return jsonrpc_error(status, refusal.id, refusal.code, &refusal.message);
     }
-    let slot = PackageSlot::default();
+    let slot = PackageSlot::new(Arc::clone(&state.escaped));
     let mut request = Request::from_parts(parts, Body::from(bytes));
     request.extensions_mut().insert(slot.clone());
     let response = next.run(request).await;
     match slot.take() {
-        Some(package) => splice_package(response, &package, &state.escaped).await,
+        Some((package, escaped)) => splice_package(response, &package, escaped).await,
         None => response,
     }
 }
@@ -721,7 +721,7 @@ async fn mcp_body_guard(State(state): State<AppState>, request: Request, next: N
 async fn splice_package(
     response: Response,
     package: &okf_engine::Assembled,
-    escaped: &EscapedTexts,
+    escaped: Result<bytes::Bytes, String>,
 ) -> Response {
     let (mut parts, body) = response.into_parts();
     let is_json = parts
@@ -731,7 +731,6 @@ async fn splice_package(
         .is_some_and(|v| v.starts_with("application/json"));
     let spliced = match to_bytes(body, MAX_PLACEHOLDER_BYTES).await {
         Ok(bytes) if is_json => escaped
-            .get(package)
             .and_then(|text| splice(&bytes, &package.json, &text))
             .map(|out| (bytes, out)),
         Ok(_) => Err("the transport did not answer with JSON".into()),

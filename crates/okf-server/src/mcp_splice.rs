@@ -21,20 +21,39 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// Largest placeholder response read back from the transport; it carries no package.
 pub(crate) const MAX_PLACEHOLDER_BYTES: usize = 64 * 1024;
 
+/// A package a tool call left, with its text as a JSON string literal (or why not).
+pub(crate) type Left = (Arc<Assembled>, Result<Bytes, String>);
+
 /// Where a tool call leaves a package for the HTTP layer to write into its response; one per
 /// MCP POST, carried in the request's extensions.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct PackageSlot(Arc<Mutex<Option<Arc<Assembled>>>>);
+#[derive(Debug, Clone)]
+pub(crate) struct PackageSlot {
+    left: Arc<Mutex<Option<Left>>>,
+    texts: Arc<EscapedTexts>,
+}
 
 impl PackageSlot {
-    /// Keeps `package` for the response.
+    /// An empty slot whose packages are escaped through `texts`.
+    pub(crate) fn new(texts: Arc<EscapedTexts>) -> Self {
+        PackageSlot {
+            left: Arc::default(),
+            texts,
+        }
+    }
+
+    /// Keeps `package` for the response, escaping its text now: on the tool's blocking
+    /// thread, not on the async workers that write the response.
     pub(crate) fn put(&self, package: Arc<Assembled>) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(package);
+        let escaped = self.texts.get(&package);
+        *self.left.lock().unwrap_or_else(PoisonError::into_inner) = Some((package, escaped));
     }
 
     /// The package a tool call left, if any.
-    pub(crate) fn take(&self) -> Option<Arc<Assembled>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    pub(crate) fn take(&self) -> Option<Left> {
+        self.left
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
     }
 }
 
