@@ -37,9 +37,9 @@ trap 'kill $pid 2>/dev/null || true; rm -rf "$dir"' EXIT
 for _ in $(seq 50); do grep -q listening "$dir/out" 2>/dev/null && break; sleep 0.1; done
 url=$(sed -n 's/^listening on //p' "$dir/out")
 q_dwp=$(python3 -c "import json;print(json.load(open('../shared/dwp/evaluation/context-assembly/imprisonment-case.json'))['question'])")
-run() { # name path body
+run() { # name path body [wrk script]
   echo "== $1"
-  BODY="$3" PATHNAME="$2" wrk -t"$(( connections < 2 ? connections : 2 ))" -c"$connections" -d"${duration}s" --latency -s bench/post.lua "$url" \
+  BODY="$3" PATHNAME="$2" wrk -t"$(( connections < 2 ? connections : 2 ))" -c"$connections" -d"${duration}s" --latency -s "${4:-bench/post.lua}" "$url" \
     | grep -E "Requests/sec|Transfer/sec|^ +(50|75|90|99)%|non_200|Latency "
 }
 ask() { python3 -c 'import json,sys;print(json.dumps({"bundle":sys.argv[1],"question":sys.argv[2]}))' "$1" "$2"; }
@@ -57,9 +57,16 @@ manifest_args=$(python3 -c 'import json,sys;print(json.dumps({"bundle":"okf-dwp"
 read_args=$(python3 -c 'import json,sys;print(json.dumps({"bundle":"okf-dwp","question":sys.argv[1],"context_id":sys.argv[2],"section":"package","offset":0,"delivery_bytes":65536}))' "$q_dwp" "$cid")
 run "MCP tools/call ask_okf_manifest, DWP imprisonment question" /mcp "$(tool ask_okf_manifest "$manifest_args")"
 run "MCP tools/call read_okf_evidence (package, 64 KiB slice), DWP imprisonment question" /mcp "$(tool read_okf_evidence "$read_args")"
+# A different question on every request (the DWP question plus "(request N)"; about the same
+# 489 KB package): nothing is reused between requests, so this is the cost of a first ask.
+q_distinct="$q_dwp (request @N@)"
+run "distinct questions: POST /api/ask, DWP" /api/ask "$(ask okf-dwp "$q_distinct")" bench/post_distinct.lua
+run "distinct questions: MCP tools/call ask_okf, DWP" /mcp "$(mcp okf-dwp "$q_distinct")" bench/post_distinct.lua
 # One client, sequential: the cost of one MCP ask_okf against one POST /api/ask.
 connections=1
 run "sequential: POST /api/ask, DWP imprisonment question" /api/ask "$(ask okf-dwp "$q_dwp")"
 run "sequential: MCP tools/call ask_okf, DWP imprisonment question" /mcp "$(mcp okf-dwp "$q_dwp")"
+run "sequential, distinct questions: POST /api/ask, DWP" /api/ask "$(ask okf-dwp "$q_distinct")" bench/post_distinct.lua
+run "sequential, distinct questions: MCP tools/call ask_okf, DWP" /mcp "$(mcp okf-dwp "$q_distinct")" bench/post_distinct.lua
 echo "== server memory"
 grep -E "VmRSS|VmHWM" "/proc/$pid/status"

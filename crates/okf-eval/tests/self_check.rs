@@ -22,12 +22,12 @@ fn position(v: &Value, list: &str, rel: &str) -> usize {
 #[test]
 fn every_requirement_of_the_example_fails_closed() {
     let report = self_check(&example_index()).unwrap();
-    assert_eq!(report.requirements.len(), 4);
+    assert_eq!(report.requirements.len(), 5);
     // One drop per required record; no required paths; every closure is below the smallest
     // byte budget, so the byte-budget mutant is skipped (and said so).
-    assert_eq!(report.mutant_count(), 6);
-    assert_eq!(report.fail_closed_count(), 6);
-    assert_eq!(report.skipped_count(), 4);
+    assert_eq!(report.mutant_count(), 7);
+    assert_eq!(report.fail_closed_count(), 7);
+    assert_eq!(report.skipped_count(), 5);
     assert!(report.requirements.iter().all(|r| {
         r.skipped
             .iter()

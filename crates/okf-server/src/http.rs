@@ -3,6 +3,7 @@
 //! line per request).
 
 use crate::mcp::{OkfMcp, check_message};
+use crate::mcp_splice::{EscapedTexts, MAX_PLACEHOLDER_BYTES, PackageSlot, splice};
 use crate::schemas;
 use crate::service::{AskRequest, Service, ServiceError};
 use axum::Router;
@@ -108,6 +109,7 @@ struct AppState {
     readers: Arc<Semaphore>,
     ask_window: Arc<Mutex<RateWindow>>,
     other_window: Arc<Mutex<RateWindow>>,
+    escaped: Arc<EscapedTexts>,
 }
 
 /// What a handler tells the request log about its outcome.
@@ -196,6 +198,7 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
         readers: Arc::new(Semaphore::new(config.max_reading)),
         ask_window: window(),
         other_window: window(),
+        escaped: Arc::default(),
         config: Arc::new(config),
     };
     Router::new()
@@ -703,8 +706,52 @@ async fn mcp_body_guard(State(state): State<AppState>, request: Request, next: N
         };
         return jsonrpc_error(status, refusal.id, refusal.code, &refusal.message);
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    let slot = PackageSlot::new(Arc::clone(&state.escaped));
+    let mut request = Request::from_parts(parts, Body::from(bytes));
+    request.extensions_mut().insert(slot.clone());
+    let response = next.run(request).await;
+    match slot.take() {
+        Some((package, escaped)) => splice_package(response, &package, escaped).await,
+        None => response,
+    }
+}
+
+/// Writes the package a tool call left into the transport's placeholder response
+/// ([`crate::mcp_splice`]).
+async fn splice_package(
+    response: Response,
+    package: &okf_engine::Assembled,
+    escaped: Result<bytes::Bytes, String>,
+) -> Response {
+    let (mut parts, body) = response.into_parts();
+    let is_json = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    let spliced = match to_bytes(body, MAX_PLACEHOLDER_BYTES).await {
+        Ok(bytes) if is_json => escaped
+            .and_then(|text| splice(&bytes, &package.json, &text))
+            .map(|out| (bytes, out)),
+        Ok(_) => Err("the transport did not answer with JSON".into()),
+        Err(e) => Err(format!("cannot read the transport's response ({e})")),
+    };
+    match spliced {
+        Ok((_, Some(out))) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Response::from_parts(parts, Body::from(out))
+        }
+        Ok((bytes, None)) => Response::from_parts(parts, Body::from(bytes)),
+        Err(message) => {
+            tracing::error!(target: "okf::mcp", %message, "package not written");
+            jsonrpc_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Value::Null,
+                -32603,
+                "internal error: the package could not be written into the response",
+            )
+        }
+    }
 }
 
 async fn ask(State(state): State<AppState>, request: Request) -> Response {

@@ -9,6 +9,7 @@ mod connections;
 pub mod delivery;
 mod http;
 mod mcp;
+mod mcp_splice;
 pub mod metrics;
 pub mod ops;
 mod page;

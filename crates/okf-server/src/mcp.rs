@@ -5,9 +5,11 @@
 //! published closed schemas and `ask_okf` can return the engine's exact package bytes as its
 //! text block.
 
+use crate::mcp_splice::{self, PackageSlot, with_text};
 use crate::registry::Registry;
 use crate::schemas;
 use crate::service::{AskRequest, Service, ServiceError};
+use okf_engine::Assembled;
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientJsonRpcMessage, ClientRequest,
@@ -65,17 +67,26 @@ struct ToolSpec {
     run: fn(&Service, Value, &str) -> Outcome,
 }
 
-/// A tool call's result and the bundle it named (for the log).
+/// A tool call's reply and the bundle it named (for the log).
 struct Outcome {
     bundle: Option<String>,
-    result: CallToolResult,
+    reply: Reply,
+}
+
+/// What a tool call returns.
+enum Reply {
+    /// A result to pass to the transport as it is.
+    Result(CallToolResult),
+    /// A whole package: spliced into the HTTP response when the call came over HTTP
+    /// ([`crate::mcp_splice`]), otherwise returned as a parsed result.
+    Package(Arc<Assembled>),
 }
 
 impl Outcome {
     fn of(result: CallToolResult) -> Self {
         Outcome {
             bundle: None,
-            result,
+            reply: Reply::Result(result),
         }
     }
 }
@@ -216,16 +227,16 @@ fn run_manifest(service: &Service, arguments: Value, origin: &str) -> Outcome {
             let link = rmcp::model::Resource::new(page.review_url.clone(), "Ask OKF review page")
                 .with_mime_type("text/html")
                 .with_description("The same bundle, question and budget on this server's page");
-            let mut result = CallToolResult::structured(page.value);
-            result.content = vec![
-                ContentBlock::text(page.json),
-                ContentBlock::resource_link(link),
-            ];
+            let mut result = with_text(page.value, page.json);
+            result.content.push(ContentBlock::resource_link(link));
             result
         }
         Err(e) => delivery_failure(&e),
     };
-    Outcome { bundle, result }
+    Outcome {
+        bundle,
+        reply: Reply::Result(result),
+    }
 }
 
 fn run_read(service: &Service, arguments: Value, origin: &str) -> Outcome {
@@ -235,14 +246,13 @@ fn run_read(service: &Service, arguments: Value, origin: &str) -> Outcome {
     };
     let bundle = Some(args.ask.bundle.clone());
     let result = match crate::delivery::read(service, args, origin) {
-        Ok(slice) => {
-            let mut result = CallToolResult::structured(slice.value);
-            result.content = vec![ContentBlock::text(slice.json)];
-            result
-        }
+        Ok(slice) => with_text(slice.value, slice.json),
         Err(e) => delivery_failure(&e),
     };
-    Outcome { bundle, result }
+    Outcome {
+        bundle,
+        reply: Reply::Result(result),
+    }
 }
 
 fn context_id_schema() -> Value {
@@ -330,14 +340,11 @@ fn service_error(e: &ServiceError) -> CallToolResult {
     ))
 }
 
-/// The JSON text and parsed value of one package, as one tool result.
+/// The JSON text and parsed value of one package, as one tool result (the path of a call
+/// that did not come over HTTP; over HTTP the package is spliced in instead).
 fn package_result(json: &str) -> CallToolResult {
     match serde_json::from_str::<Value>(json) {
-        Ok(value) => {
-            let mut result = CallToolResult::structured(value);
-            result.content = vec![ContentBlock::text(json.to_owned())];
-            result
-        }
+        Ok(value) => with_text(value, json.to_owned()),
         Err(e) => tool_error(format!("internal error: package is not JSON ({e})")),
     }
 }
@@ -351,22 +358,25 @@ fn run_ask(service: &Service, arguments: Value, _origin: &str) -> Outcome {
         ))),
         Ok(req) => Outcome {
             bundle: Some(req.bundle.clone()),
-            result: match service.ask(&req) {
-                Ok(answer) => package_result(&answer.package.json),
-                Err(e) => service_error(&e),
+            reply: match service.ask(&req) {
+                Ok(answer) => Reply::Package(answer.package),
+                Err(e) => Reply::Result(service_error(&e)),
             },
         },
     }
 }
 
 fn run_get(service: &Service, arguments: Value, _origin: &str) -> Outcome {
-    Outcome::of(match serde_json::from_value::<ContextArgs>(arguments) {
-        Err(e) => tool_error(format!("invalid_arguments: {e}")),
+    match serde_json::from_value::<ContextArgs>(arguments) {
+        Err(e) => Outcome::of(tool_error(format!("invalid_arguments: {e}"))),
         Ok(args) => match service.context(&args.context_id) {
-            Ok(package) => package_result(&package.json),
-            Err(e) => service_error(&e),
+            Ok(package) => Outcome {
+                bundle: None,
+                reply: Reply::Package(package),
+            },
+            Err(e) => Outcome::of(service_error(&e)),
         },
-    })
+    }
 }
 
 fn run_explain(service: &Service, arguments: Value, _origin: &str) -> Outcome {
@@ -374,10 +384,8 @@ fn run_explain(service: &Service, arguments: Value, _origin: &str) -> Outcome {
         Err(e) => tool_error(format!("invalid_arguments: {e}")),
         Ok(args) => match service.explain(&args.context_id, args.record_id.as_deref()) {
             Ok(view) => {
-                let text = serde_json::to_string(&view).unwrap_or_default();
-                let mut result = CallToolResult::structured(view);
-                result.content = vec![ContentBlock::text(text)];
-                result
+                let text = view.to_string();
+                with_text(view, text)
             }
             Err(e) => service_error(&e),
         },
@@ -411,22 +419,46 @@ impl OkfMcp {
         &self.tools
     }
 
-    /// Runs a listed tool; `None` if no tool has that name.
-    fn call(&self, name: &str, arguments: Value, origin: &str) -> Option<CallToolResult> {
+    /// Runs a listed tool; `None` if no tool has that name. A package is left in `slot`
+    /// when there is one (the call came over HTTP) and a placeholder returned.
+    fn call(
+        &self,
+        name: &str,
+        arguments: Value,
+        origin: &str,
+        slot: Option<&PackageSlot>,
+    ) -> Option<CallToolResult> {
         let spec = TOOLS.iter().find(|t| t.name == name)?;
         let started = Instant::now();
-        let Outcome { bundle, result } = (spec.run)(&self.service, arguments, origin);
-        let evidence_status = result
-            .structured_content
-            .as_ref()
-            .and_then(|v| v.get("evidence_status"))
-            .and_then(Value::as_str);
+        let Outcome { bundle, reply } = (spec.run)(&self.service, arguments, origin);
+        let (result, evidence_status) = match reply {
+            Reply::Result(result) => {
+                let status = result
+                    .structured_content
+                    .as_ref()
+                    .and_then(|v| v.get("evidence_status"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                (result, status)
+            }
+            Reply::Package(package) => {
+                let status = Some(package.evidence_status.as_str().to_owned());
+                let result = match slot {
+                    Some(slot) => {
+                        slot.put(package);
+                        mcp_splice::placeholder()
+                    }
+                    None => package_result(&package.json),
+                };
+                (result, status)
+            }
+        };
         tracing::info!(
             target: "okf::mcp",
             tool = %name,
             bundle = %bundle.as_deref().unwrap_or("-"),
             is_error = result.is_error.unwrap_or(false),
-            evidence_status = %evidence_status.unwrap_or("-"),
+            evidence_status = %evidence_status.as_deref().unwrap_or("-"),
             duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
         );
         Some(result)
@@ -644,10 +676,10 @@ impl ServerHandler for OkfMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
+        let parts = context.extensions.get::<http::request::Parts>();
+        let slot = parts.and_then(|p| p.extensions.get::<PackageSlot>().cloned());
         // The Host passed the allow-list before the transport saw the request.
-        let origin = context
-            .extensions
-            .get::<http::request::Parts>()
+        let origin = parts
             .and_then(|parts| parts.headers.get(http::header::HOST))
             .and_then(|host| host.to_str().ok())
             .map_or_else(
@@ -664,10 +696,12 @@ impl ServerHandler for OkfMcp {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         // Assembly is CPU-bound and bounded by the budget; keep it off the async workers.
         let handler = self.clone();
-        let result = tokio::task::spawn_blocking(move || handler.call(&name, arguments, &origin))
-            .await
-            .map_err(|e| ErrorData::internal_error(format!("tool task failed: {e}"), None))?
-            .ok_or_else(|| ErrorData::internal_error("tool table changed during a call", None))?;
+        let result = tokio::task::spawn_blocking(move || {
+            handler.call(&name, arguments, &origin, slot.as_ref())
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("tool task failed: {e}"), None))?
+        .ok_or_else(|| ErrorData::internal_error("tool table changed during a call", None))?;
         Ok(result.into())
     }
 }

@@ -261,8 +261,8 @@ fn self_check_of_the_example_passes() {
     ]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["summary"]["requirements"], 4);
-    assert_eq!(report["summary"]["mutants"], 6);
+    assert_eq!(report["summary"]["requirements"], 5);
+    assert_eq!(report["summary"]["mutants"], 7);
     assert_eq!(report["summary"]["not_fail_closed"], json!([]));
 }
 

@@ -1,0 +1,263 @@
+//! Writing a whole package into an MCP `tools/call` response without a value tree.
+//!
+//! rmcp carries `structuredContent` as a `serde_json::Value`, so returning a ~490 KB package
+//! through it means parsing the engine's canonical bytes into a tree, cloning it into a text
+//! block and writing both again: four times the work of `POST /api/ask`. Instead, `ask_okf`
+//! and `okf_get_context` leave the package in a [`PackageSlot`] and return a placeholder
+//! result through rmcp, which still does the whole protocol (headers, versions, ids, errors).
+//! The HTTP layer then rewrites that small JSON-RPC response: every member is kept as rmcp
+//! wrote it except `result.structuredContent`, which becomes the package bytes verbatim, and
+//! `result.content`, which becomes one text block carrying the same bytes. The parsed result
+//! is the one rmcp would have written from the parsed package (tested below). The escaped
+//! text of the last few packages is kept by `context_id` ([`EscapedTexts`]).
+
+use bytes::Bytes;
+use okf_engine::Assembled;
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::{Map, Value};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Largest placeholder response read back from the transport; it carries no package.
+pub(crate) const MAX_PLACEHOLDER_BYTES: usize = 64 * 1024;
+
+/// A package a tool call left, with its text as a JSON string literal (or why not).
+pub(crate) type Left = (Arc<Assembled>, Result<Bytes, String>);
+
+/// Where a tool call leaves a package for the HTTP layer to write into its response; one per
+/// MCP POST, carried in the request's extensions.
+#[derive(Debug, Clone)]
+pub(crate) struct PackageSlot {
+    left: Arc<Mutex<Option<Left>>>,
+    texts: Arc<EscapedTexts>,
+}
+
+impl PackageSlot {
+    /// An empty slot whose packages are escaped through `texts`.
+    pub(crate) fn new(texts: Arc<EscapedTexts>) -> Self {
+        PackageSlot {
+            left: Arc::default(),
+            texts,
+        }
+    }
+
+    /// Keeps `package` for the response, escaping its text now: on the tool's blocking
+    /// thread, not on the async workers that write the response.
+    pub(crate) fn put(&self, package: Arc<Assembled>) {
+        let escaped = self.texts.get(&package);
+        *self.left.lock().unwrap_or_else(PoisonError::into_inner) = Some((package, escaped));
+    }
+
+    /// The package a tool call left, if any.
+    pub(crate) fn take(&self) -> Option<Left> {
+        self.left
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+}
+
+/// How many escaped package texts [`EscapedTexts`] keeps.
+const KEPT_TEXTS: usize = 8;
+
+/// The package text as a JSON string literal for the last few packages written, by
+/// `context_id`. A `context_id` fixes the package bytes, so a repeated question (a client
+/// retrying, or many clients asking the same thing) does not escape ~0.5 MB again.
+#[derive(Debug, Default)]
+pub(crate) struct EscapedTexts(Mutex<VecDeque<(String, Bytes)>>);
+
+impl EscapedTexts {
+    /// The JSON string literal of `package`'s text, from the kept ones or escaped now.
+    pub(crate) fn get(&self, package: &Assembled) -> Result<Bytes, String> {
+        let kept = |list: &VecDeque<(String, Bytes)>| {
+            list.iter()
+                .find(|(id, _)| *id == package.context_id)
+                .map(|(_, text)| text.clone())
+        };
+        if let Some(text) = kept(&self.0.lock().unwrap_or_else(PoisonError::into_inner)) {
+            return Ok(text);
+        }
+        let mut out = Vec::with_capacity(package.json.len() + package.json.len() / 8 + 2);
+        serde_json::to_writer(&mut out, package.json.as_str())
+            .map_err(|e| format!("cannot escape the package ({e})"))?;
+        let text = Bytes::from(out);
+        let mut list = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept(&list).is_none() {
+            list.push_front((package.context_id.clone(), text.clone()));
+            list.truncate(KEPT_TEXTS);
+        }
+        Ok(text)
+    }
+}
+
+/// The result rmcp writes in place of the package: a successful result with an (object)
+/// structured content and one text block, both replaced by [`splice`].
+pub(crate) fn placeholder() -> CallToolResult {
+    with_text(Value::Object(Map::new()), String::new())
+}
+
+/// A successful result whose structured content is `value` and whose one text block is
+/// `text` (the same JSON), without rmcp writing `value` into a text block first.
+pub(crate) fn with_text(value: Value, text: String) -> CallToolResult {
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value);
+    result
+}
+
+/// Rewrites the JSON-RPC response `response` so that its result carries `package`, whose
+/// text as a JSON string literal is `escaped`. `Ok(None)` when the response has no result
+/// (a JSON-RPC error: nothing to replace); `Err` when it is not a JSON-RPC object with a
+/// placeholder result.
+pub(crate) fn splice(
+    response: &[u8],
+    package: &str,
+    escaped: &[u8],
+) -> Result<Option<Vec<u8>>, String> {
+    let message: Map<String, Value> = serde_json::from_slice(response)
+        .map_err(|e| format!("the transport's response is not a JSON object ({e})"))?;
+    let Some(result) = message.get("result") else {
+        return Ok(None);
+    };
+    let Some(result) = result.as_object().filter(|r| {
+        r.get("structuredContent").is_some_and(Value::is_object) && r.contains_key("content")
+    }) else {
+        return Err("the transport's result is not the package placeholder".into());
+    };
+    let mut out = Vec::with_capacity(package.len() + escaped.len() + response.len() + 64);
+    write_object(&mut out, &message, |out, key, value| {
+        if key == "result" {
+            write_object(out, result, |out, key, value| {
+                match key {
+                    "structuredContent" => out.extend_from_slice(package.as_bytes()),
+                    "content" => {
+                        out.extend_from_slice(br#"[{"type":"text","text":"#);
+                        out.extend_from_slice(escaped);
+                        out.extend_from_slice(b"}]");
+                    }
+                    _ => serde_json::to_writer(out, value)?,
+                }
+                Ok(())
+            })
+        } else {
+            serde_json::to_writer(out, value)
+        }
+    })
+    .map_err(|e| format!("cannot write the response ({e})"))?;
+    Ok(Some(out))
+}
+
+/// Writes `object` as JSON, each member's value by `value`.
+fn write_object(
+    out: &mut Vec<u8>,
+    object: &Map<String, Value>,
+    mut value: impl FnMut(&mut Vec<u8>, &str, &Value) -> serde_json::Result<()>,
+) -> serde_json::Result<()> {
+    out.push(b'{');
+    for (i, (key, member)) in object.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut *out, key)?;
+        out.push(b':');
+        value(out, key, member)?;
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use rmcp::model::{
+        JsonRpcResponse, JsonRpcVersion2_0, NumberOrString, RequestId, ServerJsonRpcMessage,
+        ServerResult,
+    };
+
+    /// A package whose text needs escaping: quotes, a backslash, a control character,
+    /// non-ASCII and an astral character.
+    const PACKAGE: &str = "{\"a\":\"quote \\\" backslash \\\\ tab \\t\",\"b\":[1,{\"c\":\"caf\u{e9} \u{1d400}\"}],\"n\":null}";
+
+    fn response(id: RequestId, result: CallToolResult) -> Vec<u8> {
+        let message = ServerJsonRpcMessage::Response(JsonRpcResponse {
+            jsonrpc: JsonRpcVersion2_0,
+            id,
+            result: ServerResult::CallToolResult(result),
+        });
+        serde_json::to_vec(&message).unwrap()
+    }
+
+    #[test]
+    fn spliced_response_parses_to_what_rmcp_writes_from_the_parsed_package() {
+        for id in [
+            NumberOrString::Number(7),
+            NumberOrString::String("x\"y".into()),
+        ] {
+            let value: Value = serde_json::from_str(PACKAGE).unwrap();
+            let expected: Value =
+                serde_json::from_slice(&response(id.clone(), with_text(value, PACKAGE.to_owned())))
+                    .unwrap();
+            let escaped = serde_json::to_vec(PACKAGE).unwrap();
+            let spliced = splice(&response(id, placeholder()), PACKAGE, &escaped)
+                .unwrap()
+                .unwrap();
+            let spliced_value: Value = serde_json::from_slice(&spliced).unwrap();
+            assert_eq!(spliced_value, expected);
+            assert_eq!(
+                spliced_value["result"]["content"][0]["text"].as_str(),
+                Some(PACKAGE),
+                "the text block is the package bytes"
+            );
+            let bytes = String::from_utf8(spliced).unwrap();
+            assert!(
+                bytes.contains(&format!("\"structuredContent\":{PACKAGE}")),
+                "structuredContent is the package bytes verbatim: {bytes}"
+            );
+        }
+    }
+
+    #[test]
+    fn escaped_texts_are_the_json_string_literal_and_are_kept_by_context_id() {
+        let package = |id: u8, json: &str| Assembled {
+            json: json.to_owned(),
+            context_id: format!("urn:sha256:{}", format!("{id:02x}").repeat(32)),
+            used_bytes: json.len() as u64,
+            evidence_status: okf_engine::EvidenceStatus::Insufficient,
+        };
+        let texts = EscapedTexts::default();
+        let first = texts.get(&package(0, PACKAGE)).unwrap();
+        assert_eq!(first, serde_json::to_vec(PACKAGE).unwrap());
+        let mut last = Bytes::new();
+        for id in 1..=KEPT_TEXTS as u8 {
+            last = texts.get(&package(id, "{}")).unwrap();
+        }
+        assert_eq!(texts.0.lock().unwrap().len(), KEPT_TEXTS, "bounded");
+        let again = texts.get(&package(KEPT_TEXTS as u8, "{}")).unwrap();
+        assert_eq!(again, &b"\"{}\""[..]);
+        assert_eq!(
+            again.as_ptr(),
+            last.as_ptr(),
+            "a kept text is not escaped again"
+        );
+        let evicted = texts.get(&package(0, PACKAGE)).unwrap();
+        assert_eq!(evicted, first);
+        assert_ne!(
+            evicted.as_ptr(),
+            first.as_ptr(),
+            "an evicted text is escaped again"
+        );
+    }
+
+    #[test]
+    fn an_error_response_is_left_alone_and_a_foreign_result_is_refused() {
+        let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"m"}}"#;
+        let escaped = serde_json::to_vec(PACKAGE).unwrap();
+        assert_eq!(splice(error, PACKAGE, &escaped), Ok(None));
+        let foreign = response(
+            NumberOrString::Number(1),
+            CallToolResult::success(vec![ContentBlock::text("t")]),
+        );
+        assert!(splice(&foreign, PACKAGE, &escaped).is_err());
+        assert!(splice(b"[1]", PACKAGE, &escaped).is_err());
+    }
+}
