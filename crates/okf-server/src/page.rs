@@ -43,7 +43,11 @@ pub const ASSETS: [(&str, &str, &str); 13] = [
     ("style.css", CSS, include_str!("../../../web/style.css")),
     ("icon.svg", SVG, include_str!("../../../web/icon.svg")),
     ("evidence.js", JS, include_str!("../../../web/evidence.js")),
-    ("workbench.js", JS, include_str!("../../../web/workbench.js")),
+    (
+        "workbench.js",
+        JS,
+        include_str!("../../../web/workbench.js"),
+    ),
     ("views.js", JS, include_str!("../../../web/views.js")),
 ];
 
