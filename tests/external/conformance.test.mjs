@@ -42,7 +42,9 @@ describe('conformance server scenarios', () => {
   const summary = new Map();
   before(async () => {
     assert.ok(Number(process.versions.node.split('.')[0]) >= 22, `the suite needs Node >= 22, this is ${process.version}`);
-    server = await startServer();
+    // The test-only switch lists the suite's fixture tool for its json-schema-2020-12
+    // scenario; every other scenario sees the same tools as without it.
+    server = await startServer(['--mcp-conformance-fixture']);
     result = await run([
       'server',
       '--url',

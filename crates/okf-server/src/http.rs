@@ -49,6 +49,9 @@ pub struct HttpConfig {
     /// connection's start or from the end of the previous response: it closes idle and
     /// slow-header connections.
     pub header_read_timeout: Duration,
+    /// Lists the MCP conformance suite's fixture tool (`okf serve --mcp-conformance-fixture`,
+    /// for the suite's `json-schema-2020-12` scenario only; off by default).
+    pub mcp_conformance_fixture: bool,
 }
 
 impl HttpConfig {
@@ -70,6 +73,7 @@ impl HttpConfig {
             max_uri_bytes: 8 * 1024,
             max_connections: 1024,
             header_read_timeout: Duration::from_secs(5),
+            mcp_conformance_fixture: false,
         }
     }
 }
@@ -181,6 +185,11 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
         .with_max_request_body_bytes(config.max_body_bytes);
     // One handler (and so one tool list) per service; the transport clones it per request.
     let handler = OkfMcp::new(Arc::clone(&service));
+    let handler = if config.mcp_conformance_fixture {
+        handler.with_conformance_fixture()
+    } else {
+        handler
+    };
     let mcp = StreamableHttpService::new(
         move || Ok(handler.clone()),
         Arc::new(NeverSessionManager::default()),

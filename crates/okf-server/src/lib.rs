@@ -20,7 +20,7 @@ mod strict_json;
 pub mod workbench;
 
 pub use http::{HttpConfig, router};
-pub use mcp::{INSTRUCTIONS, OkfMcp};
+pub use mcp::{CONFORMANCE_FIXTURE_TOOL, INSTRUCTIONS, OkfMcp};
 pub use registry::{Registry, RegistryError};
 pub use service::{AskRequest, CacheLimits, Service, ServiceError};
 

@@ -322,3 +322,38 @@ async fn an_unknown_bundle_names_the_served_bundles_to_an_mcp_client() {
     );
     assert!(text.contains("ask_okf"), "{text}");
 }
+
+#[test]
+fn the_conformance_fixture_tool_is_listed_only_on_request_with_its_2020_12_schema_kept() {
+    use okf_server::CONFORMANCE_FIXTURE_TOOL;
+    let plain = OkfMcp::new(example_service());
+    assert!(
+        plain
+            .tools()
+            .iter()
+            .all(|t| t.name != CONFORMANCE_FIXTURE_TOOL),
+        "never listed by default"
+    );
+    let names = |m: &OkfMcp| {
+        m.tools()
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect::<Vec<_>>()
+    };
+    let fixture = OkfMcp::new(example_service()).with_conformance_fixture();
+    let mut expected = names(&plain);
+    expected.push(CONFORMANCE_FIXTURE_TOOL.to_owned());
+    assert_eq!(names(&fixture), expected, "appended after the real tools");
+    let listed = serde_json::to_value(fixture.tools().last().unwrap()).unwrap();
+    let schema = &listed["inputSchema"];
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(
+        schema["$defs"]["address"]["properties"]["city"]["type"],
+        "string"
+    );
+    assert_eq!(schema["properties"]["address"]["$ref"], "#/$defs/address");
+    assert_eq!(schema["additionalProperties"], false);
+}

@@ -48,6 +48,10 @@ pub(crate) struct ServeArgs {
     /// Milliseconds a connection may take to send a request head (idle keep-alive included).
     #[arg(long, default_value_t = 5_000)]
     header_timeout_ms: u64,
+    /// Test only: also list the MCP conformance suite's fixture tool json_schema_2020_12_tool
+    /// (its json-schema-2020-12 scenario). Never needed in production.
+    #[arg(long)]
+    mcp_conformance_fixture: bool,
     /// Request timeout in milliseconds, body reading included.
     #[arg(long, env = "OKF_TIMEOUT_MS", default_value_t = 10_000)]
     timeout_ms: u64,
@@ -132,6 +136,7 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
         max_reading,
         max_connections,
         header_timeout_ms,
+        mcp_conformance_fixture,
         ..
     } = args;
     let configure = Box::new(move |config: &mut HttpConfig| {
@@ -144,6 +149,7 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
         config.max_reading = max_reading.max(1);
         config.max_connections = max_connections.max(1);
         config.header_read_timeout = Duration::from_millis(header_timeout_ms.max(1));
+        config.mcp_conformance_fixture = mcp_conformance_fixture;
     });
     let served = runtime.block_on(okf_server::serve(
         service,
