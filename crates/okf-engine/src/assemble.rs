@@ -6,6 +6,7 @@ use crate::canonical::{self, cmp_utf16};
 use crate::discovery::Discovery;
 use crate::error::{Error, QuestionRule};
 use crate::index::{ContextIndex, Governance, index_u32};
+pub use crate::model::Issue;
 use crate::model::{Access, Binding, REQUIRES_PREDICATE, RecordKind};
 use crate::package::{self, Assembled, PackageView};
 use crate::regime::{self, AsOf, RegimeOutcome};
@@ -21,17 +22,6 @@ pub const MAX_PATHS_PER_RECORD: usize = 4;
 pub const MAX_QUESTION_UNITS: usize = 4000;
 /// Bytes kept free while trimming for the final `context_id` and `used_bytes` digits.
 const IDENTITY_HEADROOM: u64 = 100;
-
-/// One issue: a stable code, this engine's message, and the ids it concerns.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Issue {
-    /// Stable issue code shared with the reference.
-    pub code: &'static str,
-    /// Human-readable explanation (this project's wording).
-    pub message: Cow<'static, str>,
-    /// Ids the issue concerns (may be empty).
-    pub ids: Vec<String>,
-}
 
 /// Single-id issue codes that grouping merges into one row per code and message (spec §3.7).
 const GROUPABLE: [&str; 15] = [

@@ -4,8 +4,8 @@
 //! The engine never ranks or fetches anything itself; a corpus reader (the `okf-corpus` crate)
 //! does, builds the working index, and hands the outcome over in a [`Discovery`].
 
-use crate::assemble::Issue;
 use crate::canonical::{Sink, write_str, write_u64};
+use crate::model::Issue;
 
 /// Method of corpus v1/v2 retrieval.
 pub const METHOD_INDEXED_LEXICAL: &str = "indexed-lexical-candidates.v1";

@@ -7,6 +7,7 @@
 //! by [`crate::validate`].
 
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// The producer index, as published by a bundle author.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -397,3 +398,14 @@ pub const SUPPORTED_PREDICATES: [&str; 5] = [
 
 /// The predicate that declares a context dependency.
 pub const REQUIRES_PREDICATE: &str = "http://purl.org/dc/terms/requires";
+
+/// One issue: a stable code, this engine's message, and the ids it concerns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    /// Stable issue code shared with the reference.
+    pub code: &'static str,
+    /// Human-readable explanation (this project's wording).
+    pub message: Cow<'static, str>,
+    /// Ids the issue concerns (may be empty).
+    pub ids: Vec<String>,
+}

@@ -9,7 +9,10 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry as MetricRegistry;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
+
+use crate::registry::Registry;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RouteStatus {
@@ -181,6 +184,41 @@ impl Metrics {
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
         text
+    }
+}
+
+/// Per-service operations state: counters and the outcome of the last reload.
+#[derive(Debug, Default)]
+pub struct Ops {
+    /// The counters `/metrics` publishes.
+    pub metrics: Metrics,
+    reload_failure: Mutex<Option<String>>,
+}
+
+impl Ops {
+    /// Counts the versions of a freshly loaded registry by state.
+    pub(crate) fn registry_loaded(&self, registry: &Registry) {
+        let retained = registry.retained().len();
+        let refused = registry.refusals().len();
+        let declared: usize = registry.bundles.values().map(|b| b.versions.len()).sum();
+        self.metrics
+            .registry_loaded(declared - retained - refused, retained, refused);
+    }
+
+    /// Why the last reload kept the previous registry, if it did.
+    pub fn reload_failure(&self) -> Option<String> {
+        self.reload_failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Records the outcome of a reload (`None`: it succeeded).
+    pub(crate) fn set_reload_failure(&self, failure: Option<String>) {
+        *self
+            .reload_failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = failure;
     }
 }
 

@@ -2,7 +2,6 @@
 //! metrics hook, and registry reload (SIGHUP). Replicas share nothing: each loads and
 //! verifies the same immutable bundle files and keeps its own caches and counters.
 
-use crate::metrics::Metrics;
 use crate::registry::Registry;
 use crate::service::Service;
 use axum::Router;
@@ -14,45 +13,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Content type of the OpenMetrics text exposition.
 pub const METRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
-
-/// Per-service operations state: counters and the outcome of the last reload.
-#[derive(Debug, Default)]
-pub struct Ops {
-    /// The counters `/metrics` publishes.
-    pub metrics: Metrics,
-    reload_failure: Mutex<Option<String>>,
-}
-
-impl Ops {
-    /// Counts the versions of a freshly loaded registry by state.
-    pub(crate) fn registry_loaded(&self, registry: &Registry) {
-        let retained = registry.retained().len();
-        let refused = registry.refusals().len();
-        let declared: usize = registry.bundles.values().map(|b| b.versions.len()).sum();
-        self.metrics
-            .registry_loaded(declared - retained - refused, retained, refused);
-    }
-
-    /// Why the last reload kept the previous registry, if it did.
-    pub fn reload_failure(&self) -> Option<String> {
-        self.reload_failure
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    fn set_reload_failure(&self, failure: Option<String>) {
-        *self
-            .reload_failure
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = failure;
-    }
-}
 
 /// Logs every refused version and every version kept on its old verified copy.
 pub fn log_registry_problems(registry: &Registry) {

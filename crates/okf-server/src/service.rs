@@ -342,7 +342,7 @@ pub struct Service {
     /// The last few contexts delivered in bounded pieces, parsed and indexed once, so a client
     /// paging through one package does not re-assemble and re-parse it on every call.
     delivered: Mutex<std::collections::VecDeque<Arc<okf_delivery::Context>>>,
-    ops: crate::ops::Ops,
+    ops: crate::metrics::Ops,
 }
 
 /// `^urn:sha256:[0-9a-f]{64}$`.
@@ -354,7 +354,7 @@ pub fn is_context_id(s: &str) -> bool {
 impl Service {
     /// Wraps a verified registry.
     pub fn new(registry: Registry, cache_limits: CacheLimits) -> Self {
-        let ops = crate::ops::Ops::default();
+        let ops = crate::metrics::Ops::default();
         ops.registry_loaded(&registry);
         Service {
             registry: RwLock::new(Arc::new(registry)),
@@ -385,7 +385,7 @@ impl Service {
     }
 
     /// Metrics and reload state.
-    pub fn ops(&self) -> &crate::ops::Ops {
+    pub fn ops(&self) -> &crate::metrics::Ops {
         &self.ops
     }
 

@@ -53,7 +53,7 @@ pub(crate) fn output(json: bool, pretty: bool, stdout_is_terminal: bool) -> Outp
 
 pub(crate) fn run(args: &AskArgs) -> Result<(), CliError> {
     let json = match &args.source.corpus {
-        Some(manifest) => crate::corpus_cmd::ask(args, manifest)?,
+        Some(manifest) => assemble_from_corpus(args, manifest)?,
         None => assemble(args)?,
     };
     let parsed = || -> Result<Value, CliError> {
@@ -69,6 +69,17 @@ pub(crate) fn run(args: &AskArgs) -> Result<(), CliError> {
         Output::Pretty => print(&crate::pretty(&parsed()?)),
         Output::Summary => print(&summary(&parsed()?)),
     }
+}
+
+/// The package for a corpus manifest (`okf ask --corpus`).
+fn assemble_from_corpus(args: &AskArgs, manifest: &std::path::Path) -> Result<String, CliError> {
+    let corpus = crate::corpus_cmd::open(manifest)?;
+    let budget = args.source.budget()?;
+    let binding = args.source.binding();
+    Ok(corpus
+        .assemble(&args.question, &budget, binding.as_ref())?
+        .assembled
+        .json)
 }
 
 /// The package for a direct index (the file or the embedded example).

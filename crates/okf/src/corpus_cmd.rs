@@ -1,7 +1,6 @@
 //! `okf corpus build|generate`, `okf ask --corpus` and `okf bench --corpus`: wiring between the
 //! `okf-corpus` crate, local directories and standard output.
 
-use crate::ask_cmd::AskArgs;
 use crate::{BenchArgs, CliError, print};
 use clap::{Args, Subcommand};
 use okf_corpus::source::DirSource;
@@ -133,17 +132,6 @@ fn summary(built: &BuiltCorpus, out: &Path) -> String {
         built.files.len() + 1,
         okf_engine::canonical::sha256_hex(&built.manifest_bytes)
     )
-}
-
-/// `okf ask --corpus`.
-pub(crate) fn ask(args: &AskArgs, manifest: &Path) -> Result<String, CliError> {
-    let corpus = open(manifest)?;
-    let budget = args.source.budget()?;
-    let binding = args.source.binding();
-    Ok(corpus
-        .assemble(&args.question, &budget, binding.as_ref())?
-        .assembled
-        .json)
 }
 
 fn micros(d: std::time::Duration) -> u64 {
