@@ -28,6 +28,7 @@ mod error;
 mod index;
 pub mod model;
 mod package;
+mod pass;
 mod regime;
 mod resolve;
 mod stored;

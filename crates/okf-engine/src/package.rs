@@ -4,11 +4,11 @@
 //! canonical JSON of the package without a separate sorting step. Records and assertions are
 //! copied from the canonical JSON precomputed when the index was loaded.
 
-use crate::assemble::{EvidenceStatus, Pass, limits, msg};
 use crate::canonical::{ByteCounter, HashSink, Sink, write_str, write_u64};
 use crate::error::Error;
 use crate::model::Issue;
 use crate::model::Requirement;
+use crate::pass::{EvidenceStatus, Pass, limits, msg};
 
 /// This engine's identifier, written into every package's `engine` field. It carries the crate
 /// version so that any change of output semantics changes the identifier too (spec W19).
