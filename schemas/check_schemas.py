@@ -487,6 +487,9 @@ def check_api_documents(schemas):
         {"id": "broken", "state": "refused", "default_version": None, "versions": [
             {"name": "v0", "snapshot": None, "index_sha256": "0" * 64, "index_url": "https://example.org/x.json",
              "state": "refused", "reason": "index digest does not match the registry"}]},
+    ], "corpora": [
+        {"id": "dwp-corpus", "state": "ready", "manifest_sha256": "a" * 64},
+        {"id": "stale", "state": "refused", "manifest_sha256": "b" * 64, "reason": "manifest digest differs"},
     ]}
     expect_valid(bun, catalogue, "bundle catalogue")
     for label, mutate in [
@@ -495,6 +498,8 @@ def check_api_documents(schemas):
         ("published not a date", lambda c: c["bundles"][0]["versions"][0].update(published="soon")),
         ("extra key in version", lambda c: c["bundles"][0]["versions"][0].update(path="/srv/x")),
         ("missing default_version", lambda c: c["bundles"][0].pop("default_version")),
+        ("extra key in corpus", lambda c: c["corpora"][0].update(path="/srv/corpus")),
+        ("corpus digest not hex64", lambda c: c["corpora"][0].update(manifest_sha256="xyz")),
     ]:
         c = copy.deepcopy(catalogue)
         mutate(c)

@@ -25,6 +25,7 @@ let busy = false;
 let downloadUrl = null;
 let bundlesReady = null;
 const defaultVersions = new Map(); // bundle id -> the version a request without one gets
+const corpora = new Set(); // ids of served corpora: asked like bundles, on the server only
 const localPackages = new Map(); // context id -> package assembled in this page (bounded)
 const LOCAL_RETAINED = 16;
 
@@ -50,10 +51,18 @@ async function loadBundles() {
         : `${b.id} (refused: ${version?.reason ?? 'failed verification'})`;
       bundleSelect.append(el('option', { value: b.id, disabled: !ready, text: label }));
     }
-    const firstReady = bundles.find((b) => b.state === 'ready');
+    const corpusList = Array.isArray(value?.corpora) ? value.corpora : [];
+    for (const c of corpusList) {
+      corpora.add(c.id);
+      const ready = c.state === 'ready';
+      const label = ready ? `${c.id} — corpus (assembled on the server)` : `${c.id} (corpus refused: ${c.reason ?? 'failed verification'})`;
+      bundleSelect.append(el('option', { value: c.id, disabled: !ready, text: label }));
+    }
+    const all = [...bundles, ...corpusList];
+    const firstReady = all.find((b) => b.state === 'ready');
     if (firstReady) bundleSelect.value = firstReady.id;
-    note.textContent = bundles.length
-      ? `${bundles.filter((b) => b.state === 'ready').length} of ${bundles.length} served bundles are ready.`
+    note.textContent = all.length
+      ? `${all.filter((b) => b.state === 'ready').length} of ${all.length} served bundles are ready.`
       : 'This server serves no bundle.';
   } catch (e) {
     note.textContent = `The list of bundles could not be loaded: ${e instanceof ApiError ? e.message : 'unexpected error'}`;
@@ -239,6 +248,9 @@ function retainLocal(response) {
 async function assemble(body, where, signal) {
   if (where !== 'browser') return { ...(await ask(body, signal)), where: 'server' };
   await bundlesReady;
+  if (corpora.has(body.bundle)) {
+    throw new ApiError({ status: 0, code: 'local_unavailable', field: 'bundle', message: `${body.bundle} is a corpus, which is assembled on the server only; choose “On the server”.` });
+  }
   const version = defaultVersions.get(body.bundle);
   if (version === undefined) {
     throw new ApiError({ status: 0, code: 'unknown_bundle', field: 'bundle', message: `bundle ${JSON.stringify(body.bundle)} is not served here; GET /api/bundles lists the served bundles` });

@@ -120,7 +120,11 @@ export const READ_TOOL = {
  */
 export function buildSchemaFor(bundles, tool = BUILD_TOOL) {
   if (!Array.isArray(bundles) || bundles.length === 0) return tool.inputSchema;
-  const served = bundles.map((b) => `${b.id} (default version ${b.default_version}${b.state === 'ready' ? '' : ', refused at start-up'})`);
+  const served = bundles.map((b) =>
+    b.corpus
+      ? `${b.id} (a corpus, assembled on the server${b.state === 'ready' ? '' : '; refused at start-up'})`
+      : `${b.id} (default version ${b.default_version}${b.state === 'ready' ? '' : ', refused at start-up'})`,
+  );
   const bundle = {
     type: 'string',
     enum: bundles.map((b) => b.id),
@@ -133,7 +137,9 @@ export function buildSchemaFor(bundles, tool = BUILD_TOOL) {
 async function servedBundles(signal) {
   try {
     const { value } = await listBundles(signal);
-    return Array.isArray(value?.bundles) ? value.bundles.filter((b) => typeof b?.id === 'string') : [];
+    const bundles = Array.isArray(value?.bundles) ? value.bundles : [];
+    const corpora = (Array.isArray(value?.corpora) ? value.corpora : []).map((c) => ({ ...c, corpus: true }));
+    return [...bundles, ...corpora].filter((b) => typeof b?.id === 'string');
   } catch {
     return [];
   }

@@ -879,9 +879,8 @@ async fn context(State(state): State<AppState>, Path(context_id): Path<String>) 
 }
 
 async fn bundles(State(state): State<AppState>) -> Response {
-    let list: Vec<Value> = state
-        .service
-        .registry()
+    let registry = state.service.registry();
+    let list: Vec<Value> = registry
         .bundles
         .values()
         .map(|b| {
@@ -919,7 +918,24 @@ async fn bundles(State(state): State<AppState>) -> Response {
             })
         })
         .collect();
-    json_response(json!({ "bundles": list }).to_string())
+    // Corpora are asked by their id like bundles, on the server only (one version, shards
+    // read when a question needs them).
+    let corpora: Vec<Value> = registry
+        .corpora
+        .values()
+        .map(|c| {
+            let mut row = json!({
+                "id": c.id,
+                "state": if c.state.is_ok() { "ready" } else { "refused" },
+                "manifest_sha256": c.manifest_sha256,
+            });
+            if let (Err(reason), Value::Object(map)) = (&c.state, &mut row) {
+                map.insert("reason".into(), json!(reason));
+            }
+            row
+        })
+        .collect();
+    json_response(json!({ "bundles": list, "corpora": corpora }).to_string())
 }
 
 /// Liveness with a per-bundle summary.

@@ -293,9 +293,24 @@ fn ask_input_schema(registry: &Registry) -> Value {
         .collect();
     versions.sort_unstable();
     versions.dedup();
+    // Corpora are asked by id like bundles (one version: omit version and as_of). Both maps
+    // are sorted by id, and ids are unique across them (the registry refuses a clash).
+    let mut served = served;
+    served.extend(
+        registry
+            .corpora
+            .keys()
+            .map(|id| format!("{id} (a corpus: one version, omit version and as_of)")),
+    );
+    let mut ids: Vec<&String> = registry
+        .bundles
+        .keys()
+        .chain(registry.corpora.keys())
+        .collect();
+    ids.sort_unstable();
     let bundle = json!({
         "type": "string",
-        "enum": registry.bundles.keys().collect::<Vec<_>>(),
+        "enum": ids,
         "description": format!(
             "Id of a bundle this server serves: {}. Always one of these logical ids, never a URL or a path.",
             served.join("; ")

@@ -672,6 +672,55 @@ mod corpus_tests {
         let _ = std::fs::remove_dir_all(dir);
     }
 
+    #[tokio::test]
+    async fn registry_corpora_are_listed_in_api_bundles_and_asked_through_mcp() {
+        use axum::body::{Body, to_bytes};
+        use axum::http::{Request, header};
+        use tower::ServiceExt;
+        let (registry, dir) = dwp_corpus_registry("listed", false);
+        let sha = registry.corpora["dwp-corpus"].manifest_sha256.clone();
+        let service = std::sync::Arc::new(Service::new(registry, CacheLimits::default()));
+        let app = crate::router(
+            std::sync::Arc::clone(&service),
+            crate::HttpConfig::loopback(8080),
+        );
+        let request = Request::get("/api/bundles")
+            .header(header::HOST, "127.0.0.1:8080")
+            .body(Body::empty())
+            .unwrap();
+        let response = app.clone().oneshot(request).await.unwrap();
+        let body = to_bytes(response.into_body(), 1 << 20).await.unwrap();
+        let listed: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            listed["corpora"],
+            serde_json::json!([{"id": "dwp-corpus", "state": "ready", "manifest_sha256": sha}])
+        );
+        // The MCP tools name the corpus in their bundle enum, and ask_okf answers with it.
+        let mcp = crate::OkfMcp::new(std::sync::Arc::clone(&service));
+        let ask = serde_json::to_value(&mcp.tools()[0]).unwrap();
+        assert_eq!(
+            ask["inputSchema"]["properties"]["bundle"]["enum"],
+            serde_json::json!(["dwp-corpus"])
+        );
+        let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask_okf", "arguments": {"bundle": "dwp-corpus", "question": "A claimant is imprisoned. What happens to JSA?"}}});
+        let request = Request::post("/mcp")
+            .header(header::HOST, "127.0.0.1:8080")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(Body::from(call.to_string()))
+            .unwrap();
+        let response = app.oneshot(request).await.unwrap();
+        let body = to_bytes(response.into_body(), 4 << 20).await.unwrap();
+        let reply: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        let package = &reply["result"]["structuredContent"];
+        assert_eq!(
+            package["retrieval"]["method"], "source-bound-discovery-bm25.v1",
+            "{reply}"
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
     #[test]
     fn registry_corpus_with_wrong_manifest_digest_is_refused() {
         let (registry, dir) = dwp_corpus_registry("digest", false);
