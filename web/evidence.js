@@ -5,6 +5,7 @@
 // fails instead of overwriting it. Deep links keep manifest, case, record and tab only.
 
 import { el, clear } from './dom.js';
+import { registry } from './webmcp.js';
 import { WorkbenchModule, WorkbenchError } from './workbench.js';
 import { renderGraph, renderPassage, renderProvenance, renderRelationships, renderTrace, renderView } from './views.js';
 
@@ -181,14 +182,14 @@ function renderTabs(view) {
   $('panel').setAttribute('aria-labelledby', TABS.some(([v]) => v === view) ? `tab-${view}` : 'case-heading');
 }
 
-async function refOf(recordId) {
+function refOf(recordId) {
   return records.find((r) => r.record_id === recordId)?.ref ?? null;
 }
 
 async function viewBody(state) {
   const view = state.view || 'source';
   const caseId = state.case_id;
-  const ref = state.record_id ? await refOf(state.record_id) : null;
+  const ref = state.record_id ? refOf(state.record_id) : null;
   const needRecord = () => el('p', { class: 'none', text: 'Choose a record from the list above to see this view.' });
   const failed = (env) => el('p', { class: 'error', text: `${env.error.code}: ${env.error.message}` });
   if (view === 'source' || view === 'trace') {
@@ -278,15 +279,6 @@ async function render({ focus = null } = {}) {
 
 // ---- WebMCP ------------------------------------------------------------------------------
 
-function registry() {
-  try {
-    const mc = document.modelContext;
-    return mc && typeof mc.registerTool === 'function' ? mc : null;
-  } catch {
-    return null;
-  }
-}
-
 function abortError() {
   return new DOMException('The call was aborted', 'AbortError');
 }
@@ -315,12 +307,11 @@ function executor(name, lifetime) {
       call.then(updateSessionStatus, updateSessionStatus);
       const text = await Promise.race([call, aborted]);
       if (controller.signal.aborted) throw abortError();
-      if (wb.page().presented !== lastPresented) {
-        const state = wb.page();
+      // The status line already follows the call (above); a presentation also moves the page.
+      const state = wb.page();
+      if (state.presented !== lastPresented) {
         history.pushState(null, '', linkOf(state));
         await render();
-      } else {
-        updateSessionStatus();
       }
       return JSON.parse(text);
     } finally {

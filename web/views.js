@@ -3,13 +3,13 @@
 // credential-free https URLs become links, unknown values are marked as unknown (never 0 or
 // "no"), and every view shows its authority, limitations and three dates.
 
-import { el, svg, clear, httpsLink, shorten } from './dom.js';
+import { el, svg, httpsLink, shorten } from './dom.js';
 
 const UNKNOWN = 'Unknown';
 const UNKNOWN_NOTE = 'An unknown rate or readiness value does not mean zero.';
 
 /** `httpsLink`, with a no-link marker after anything that did not become a link. */
-export function safeLink(url, text) {
+function safeLink(url, text) {
   const link = httpsLink(url, text);
   return link.tagName === 'A' ? link : el('span', {}, link, el('span', { class: 'note', text: ' (no link)' }));
 }
@@ -283,4 +283,3 @@ export function renderRelationships(items) {
   return el('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': 'Relationships' }, table);
 }
 
-export { clear };

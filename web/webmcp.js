@@ -145,7 +145,8 @@ async function servedBundles(signal) {
   }
 }
 
-function registry() {
+/** The page-tool registry: `document.modelContext` with `registerTool`, else null. */
+export function registry() {
   try {
     const mc = document.modelContext;
     return mc && typeof mc.registerTool === 'function' ? mc : null;

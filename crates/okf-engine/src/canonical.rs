@@ -155,6 +155,21 @@ pub fn write_str<S: Sink + ?Sized>(out: &mut S, s: &str) {
     out.byte(b'"');
 }
 
+/// Writes a JSON array of strings.
+pub fn write_strs<S: Sink + ?Sized, T: AsRef<str>>(
+    out: &mut S,
+    items: impl IntoIterator<Item = T>,
+) {
+    out.byte(b'[');
+    for (i, s) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.byte(b',');
+        }
+        write_str(out, s.as_ref());
+    }
+    out.byte(b']');
+}
+
 /// Writes an unsigned integer.
 pub fn write_u64<S: Sink + ?Sized>(out: &mut S, n: u64) {
     let mut buf = [0u8; 20];

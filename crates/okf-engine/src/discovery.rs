@@ -4,8 +4,8 @@
 //! The engine never ranks or fetches anything itself; a corpus reader (the `okf-corpus` crate)
 //! does, builds the working index, and hands the outcome over in a [`Discovery`].
 
-use crate::canonical::{Sink, write_str, write_u64};
-use crate::model::Issue;
+use crate::canonical::{Sink, write_str, write_strs, write_u64};
+use crate::model::{Issue, write_issue, write_issues};
 
 /// Method of corpus v1/v2 retrieval.
 pub const METHOD_INDEXED_LEXICAL: &str = "indexed-lexical-candidates.v1";
@@ -100,27 +100,6 @@ pub struct Discovery {
 const METADATA_RETRIEVAL: &str =
     "Retrieval details were left out so that the package fits max_bytes.";
 
-fn write_strings<S: Sink + ?Sized>(out: &mut S, items: &[String]) {
-    out.byte(b'[');
-    for (i, s) in items.iter().enumerate() {
-        if i > 0 {
-            out.byte(b',');
-        }
-        write_str(out, s);
-    }
-    out.byte(b']');
-}
-
-fn write_issue<S: Sink + ?Sized>(out: &mut S, code: &str, ids: &[String], message: &str) {
-    out.raw("{\"code\":");
-    write_str(out, code);
-    out.raw(",\"ids\":");
-    write_strings(out, ids);
-    out.raw(",\"message\":");
-    write_str(out, message);
-    out.byte(b'}');
-}
-
 impl Retrieval {
     /// Writes the section in canonical key order; `fallback` applies the metadata-fallback
     /// reductions of spec §3.10.
@@ -136,7 +115,7 @@ impl Retrieval {
                 out.raw("{\"id\":");
                 write_str(out, &c.id);
                 out.raw(",\"matched\":");
-                write_strings(out, &c.matched);
+                write_strs(out, &c.matched);
                 out.raw(",\"score\":");
                 write_u64(out, c.score);
                 out.byte(b'}');
@@ -171,28 +150,32 @@ impl Retrieval {
         write_u64(out, l.query_tokens);
         out.raw("},\"method\":");
         write_str(out, self.method);
-        out.raw(",\"omissions\":[");
+        out.raw(",\"omissions\":");
         if fallback {
+            out.byte(b'[');
             write_issue(out, "metadata_budget", &[], METADATA_RETRIEVAL);
+            out.byte(b']');
         } else {
-            for (i, issue) in self.omissions.iter().enumerate() {
-                if i > 0 {
-                    out.byte(b',');
-                }
-                write_issue(out, issue.code, &issue.ids, &issue.message);
-            }
+            write_issues(out, &self.omissions);
         }
-        out.raw("],\"omitted_query_tokens\":");
-        write_strings(
+        out.raw(",\"omitted_query_tokens\":");
+        write_strs(
             out,
             if fallback {
-                &[]
+                &[][..]
             } else {
                 &self.omitted_query_tokens
             },
         );
         out.raw(",\"query_tokens\":");
-        write_strings(out, if fallback { &[] } else { &self.query_tokens });
+        write_strs(
+            out,
+            if fallback {
+                &[][..]
+            } else {
+                &self.query_tokens
+            },
+        );
         out.raw(",\"truncated\":");
         out.raw(if fallback || self.truncated {
             "true"

@@ -6,6 +6,7 @@
 //! (types, required keys, enums) is checked by serde; the value rules of spec §2 are checked
 //! by [`crate::validate`].
 
+use crate::canonical::{Sink, write_str, write_strs};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -408,4 +409,32 @@ pub struct Issue {
     pub message: Cow<'static, str>,
     /// Ids the issue concerns (may be empty).
     pub ids: Vec<String>,
+}
+
+/// Writes one issue object `{code, ids, message}` in canonical key order.
+pub(crate) fn write_issue<S: Sink + ?Sized>(
+    out: &mut S,
+    code: &str,
+    ids: &[String],
+    message: &str,
+) {
+    out.raw("{\"code\":");
+    write_str(out, code);
+    out.raw(",\"ids\":");
+    write_strs(out, ids);
+    out.raw(",\"message\":");
+    write_str(out, message);
+    out.byte(b'}');
+}
+
+/// Writes a JSON array of issues.
+pub(crate) fn write_issues<S: Sink + ?Sized>(out: &mut S, issues: &[Issue]) {
+    out.byte(b'[');
+    for (i, issue) in issues.iter().enumerate() {
+        if i > 0 {
+            out.byte(b',');
+        }
+        write_issue(out, issue.code, &issue.ids, &issue.message);
+    }
+    out.byte(b']');
 }

@@ -4,10 +4,10 @@
 //! canonical JSON of the package without a separate sorting step. Records and assertions are
 //! copied from the canonical JSON precomputed when the index was loaded.
 
-use crate::canonical::{ByteCounter, HashSink, Sink, write_str, write_u64};
+use crate::canonical::{ByteCounter, HashSink, Sink, write_str, write_strs, write_u64};
 use crate::error::Error;
-use crate::model::Issue;
 use crate::model::Requirement;
+use crate::model::{write_issue, write_issues};
 use crate::pass::{EvidenceStatus, Pass, limits, msg};
 
 /// This engine's identifier, written into every package's `engine` field. It carries the crate
@@ -110,38 +110,6 @@ impl PackageView<'_, '_, '_> {
             self.pass.status
         }
     }
-}
-
-fn write_strs<S: Sink + ?Sized, T: AsRef<str>>(out: &mut S, items: impl IntoIterator<Item = T>) {
-    out.byte(b'[');
-    for (i, s) in items.into_iter().enumerate() {
-        if i > 0 {
-            out.byte(b',');
-        }
-        write_str(out, s.as_ref());
-    }
-    out.byte(b']');
-}
-
-fn write_issue<S: Sink + ?Sized>(out: &mut S, code: &str, ids: &[String], message: &str) {
-    out.raw("{\"code\":");
-    write_str(out, code);
-    out.raw(",\"ids\":");
-    write_strs(out, ids);
-    out.raw(",\"message\":");
-    write_str(out, message);
-    out.byte(b'}');
-}
-
-fn write_issues<S: Sink + ?Sized>(out: &mut S, issues: &[Issue]) {
-    out.byte(b'[');
-    for (i, issue) in issues.iter().enumerate() {
-        if i > 0 {
-            out.byte(b',');
-        }
-        write_issue(out, issue.code, &issue.ids, &issue.message);
-    }
-    out.byte(b']');
 }
 
 fn write_path_spec<S: Sink + ?Sized>(

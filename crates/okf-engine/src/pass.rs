@@ -36,12 +36,12 @@ const GROUPABLE: [&str; 15] = [
 #[derive(Debug, Clone, Default)]
 pub(crate) struct IssueList {
     pub items: Vec<Issue>,
-    pub keys: HashSet<String>,
-    pub grouped: bool,
+    keys: HashSet<String>,
+    grouped: bool,
 }
 
 impl IssueList {
-    pub fn key(code: &str, ids: &[String]) -> String {
+    fn key(code: &str, ids: &[String]) -> String {
         format!("{code}\u{0}{}", ids.join("|"))
     }
 

@@ -170,7 +170,8 @@ fn offset_schema(unit: &str) -> Value {
 
 /// `ask_okf`'s schema plus the delivery fields: `extra` properties and extra required names.
 fn delivery_input_schema(registry: &Registry, extra: Value, required: &[&str]) -> Value {
-    let mut schema = ask_input_schema(registry);
+    // The delivery tools replay bundle versions only; corpora are asked with ask_okf.
+    let mut schema = bundle_input_schema(registry, false);
     if let (Some(Value::Object(properties)), Value::Object(extra)) =
         (schema.get_mut("properties"), extra)
     {
@@ -265,8 +266,13 @@ fn context_id_schema() -> Value {
 /// The published ask request schema with `bundle` and `version` narrowed to what this
 /// registry serves, so a client can discover them from `tools/list` alone.
 fn ask_input_schema(registry: &Registry) -> Value {
+    bundle_input_schema(registry, true)
+}
+
+/// The ask request schema narrowed to the registry's bundles, and its corpora when `corpora`.
+fn bundle_input_schema(registry: &Registry, corpora: bool) -> Value {
     let mut schema = schemas::ask_request();
-    let served: Vec<String> = registry
+    let mut served: Vec<String> = registry
         .bundles
         .values()
         .map(|b| {
@@ -293,20 +299,15 @@ fn ask_input_schema(registry: &Registry) -> Value {
         .collect();
     versions.sort_unstable();
     versions.dedup();
-    // Corpora are asked by id like bundles (one version: omit version and as_of). Both maps
-    // are sorted by id, and ids are unique across them (the registry refuses a clash).
-    let mut served = served;
+    // Corpora are asked by id like bundles (one version: omit version and as_of). Ids are
+    // unique across bundles and corpora (the registry refuses a clash).
+    let corpus_ids = registry.corpora.keys().filter(|_| corpora);
     served.extend(
-        registry
-            .corpora
-            .keys()
+        corpus_ids
+            .clone()
             .map(|id| format!("{id} (a corpus: one version, omit version and as_of)")),
     );
-    let mut ids: Vec<&String> = registry
-        .bundles
-        .keys()
-        .chain(registry.corpora.keys())
-        .collect();
+    let mut ids: Vec<&String> = registry.bundles.keys().chain(corpus_ids).collect();
     ids.sort_unstable();
     let bundle = json!({
         "type": "string",

@@ -199,7 +199,13 @@ impl Ops {
     /// Counts the versions of a freshly loaded registry by state.
     pub(crate) fn registry_loaded(&self, registry: &Registry) {
         let retained = registry.retained().len();
-        let refused = registry.refusals().len();
+        // Bundle versions only: `refusals()` also lists refused corpora, which are not versions.
+        let refused = registry
+            .bundles
+            .values()
+            .flat_map(|b| b.versions.values())
+            .filter(|v| v.state.is_err())
+            .count();
         let declared: usize = registry.bundles.values().map(|b| b.versions.len()).sum();
         self.metrics
             .registry_loaded(declared - retained - refused, retained, refused);

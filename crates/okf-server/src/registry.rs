@@ -718,6 +718,26 @@ mod corpus_tests {
             package["retrieval"]["method"], "source-bound-discovery-bm25.v1",
             "{reply}"
         );
+        // The corpus answer is counted like any other.
+        assert!(
+            service
+                .ops()
+                .metrics
+                .encode()
+                .contains("bundle=\"dwp-corpus\""),
+            "{}",
+            service.ops().metrics.encode()
+        );
+        // The delivery tools replay bundle versions only, so they do not offer the corpus.
+        for name in ["ask_okf_manifest", "read_okf_evidence"] {
+            let tool = mcp.tools().iter().find(|t| t.name == name).unwrap();
+            let tool = serde_json::to_value(tool).unwrap();
+            assert_eq!(
+                tool["inputSchema"]["properties"]["bundle"]["enum"],
+                serde_json::json!([]),
+                "{name}"
+            );
+        }
         let _ = std::fs::remove_dir_all(dir);
     }
 
@@ -735,6 +755,10 @@ mod corpus_tests {
         let refusals = registry.refusals();
         assert_eq!(refusals.len(), 1);
         assert!(refusals[0].2.contains("registry declares"), "{refusals:?}");
+        // A refused corpus is not a refused bundle version: the load counters stay consistent
+        // (this subtraction used to underflow and panic).
+        let service = Service::new(registry, CacheLimits::default());
+        assert!(service.ops().metrics.encode().contains("ready"));
         let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -607,6 +607,9 @@ impl Service {
                 },
             })?;
         let package = Arc::new(answer.assembled);
+        self.ops
+            .metrics
+            .assembled(&req.bundle, package.evidence_status.as_str());
         if let Ok(mut cache) = self.cache.lock() {
             cache.insert(Arc::clone(&package), self.cache_limits);
         }

@@ -83,16 +83,19 @@ impl WasmError {
 
     /// `{"error":{"code","message","field"?}}`, as the HTTP API writes it.
     pub fn to_json(&self) -> String {
-        let mut error = serde_json::Map::new();
-        error.insert("code".into(), Value::from(self.code()));
-        error.insert("message".into(), Value::from(self.to_string()));
-        if let Some(field) = self.field() {
-            error.insert("field".into(), Value::from(field));
-        }
-        let mut body = serde_json::Map::new();
-        body.insert("error".into(), Value::Object(error));
-        Value::Object(body).to_string()
+        error_json(self.code(), &self.to_string(), self.field().as_deref())
     }
+}
+
+/// `{"error":{"code","message","field"?}}`: the error shape of every export.
+fn error_json(code: &str, message: &str, field: Option<&str>) -> String {
+    let mut error = serde_json::Map::new();
+    error.insert("code".into(), Value::from(code));
+    error.insert("message".into(), Value::from(message));
+    if let Some(field) = field {
+        error.insert("field".into(), Value::from(field));
+    }
+    serde_json::json!({ "error": error }).to_string()
 }
 
 /// What `okf_load_index` reports about the loaded index.
@@ -297,15 +300,11 @@ impl Module {
                 2
             }
             Err(e) => {
-                let mut error = serde_json::Map::new();
-                error.insert("code".into(), Value::from(e.code()));
-                error.insert("message".into(), Value::from(e.to_string()));
-                if let WorkbenchCallError::Request { field, .. } = &e {
-                    error.insert("field".into(), Value::from(*field));
-                }
-                self.output = serde_json::json!({ "error": error })
-                    .to_string()
-                    .into_bytes();
+                let field = match &e {
+                    WorkbenchCallError::Request { field, .. } => Some(*field),
+                    _ => None,
+                };
+                self.output = error_json(e.code(), &e.to_string(), field).into_bytes();
                 1
             }
         }

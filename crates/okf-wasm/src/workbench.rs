@@ -206,15 +206,20 @@ impl Open {
     }
 
     /// The files of `cases` the page has not fetched yet: `[{path, cap}]`.
-    fn missing(&self, cases: &[String]) -> Value {
+    fn missing(&self, cases: &[String]) -> Vec<Value> {
         let files = self.files.borrow();
-        let list: Vec<Value> = cases
+        cases
             .iter()
             .flat_map(|c| self.tools.package_files(c))
             .filter(|(path, _)| !files.contains_key(path))
             .map(|(path, cap)| json!({"path": path, "cap": cap}))
-            .collect();
-        Value::Array(list)
+            .collect()
+    }
+
+    /// `{fetch}` for a reader call whose cases' files are not all here yet.
+    fn fetch_first(&self, cases: &[String]) -> Option<Reply> {
+        let fetch = self.missing(cases);
+        (!fetch.is_empty()).then(|| Reply::Json(json!({ "fetch": fetch }).to_string()))
     }
 
     /// Drops fetched files once no pending call may still need them (the sessions keep
@@ -370,9 +375,8 @@ impl Workbench {
         let open = self.open_mut()?;
         open.set_clock(input.now_ms);
         let cases = open.reader.cases_to_fetch(&input.arguments);
-        let fetch = open.missing(&cases);
-        if fetch.as_array().is_some_and(|a| !a.is_empty()) {
-            return Ok(Reply::Json(json!({"fetch": fetch}).to_string()));
+        if let Some(reply) = open.fetch_first(&cases) {
+            return Ok(reply);
         }
         let envelope = open.reader.page_call(&input.tool, &input.arguments);
         open.release_files();
@@ -388,9 +392,8 @@ impl Workbench {
         let cases = open
             .reader
             .cases_to_fetch(&json!({"case_id": input.case_id}));
-        let fetch = open.missing(&cases);
-        if fetch.as_array().is_some_and(|a| !a.is_empty()) {
-            return Ok(Reply::Json(json!({"fetch": fetch}).to_string()));
+        if let Some(reply) = open.fetch_first(&cases) {
+            return Ok(reply);
         }
         let reply = match open.reader.page_records(&input.case_id) {
             Ok(v) => v,

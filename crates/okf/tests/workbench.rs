@@ -62,14 +62,22 @@ fn checked(line: &str) -> Value {
 }
 
 struct Run {
+    /// The printed lines, exactly.
+    lines: Vec<String>,
     envelopes: Vec<Value>,
     stderr: String,
     success: bool,
 }
 
 fn run(manifest: &Path, lines: &[Value]) -> Run {
+    run_with(manifest, &[], lines)
+}
+
+/// `okf workbench run` with extra options.
+fn run_with(manifest: &Path, options: &[&str], lines: &[Value]) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_okf"))
         .args(["workbench", "run", "--manifest", manifest.to_str().unwrap()])
+        .args(options)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -84,6 +92,7 @@ fn run(manifest: &Path, lines: &[Value]) -> Run {
     let out = child.wait_with_output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     Run {
+        lines: text.lines().map(str::to_owned).collect(),
         envelopes: text.lines().map(checked).collect(),
         stderr: String::from_utf8(out.stderr).unwrap(),
         success: out.status.success(),
@@ -835,26 +844,13 @@ fn s1_1_the_page_module_replies_with_the_same_envelopes_as_okf_workbench_run() {
     let m = manifest_json(manifest);
     let case = &m["questions"][9];
     let lines = seven_tool_journey(case);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_okf"))
-        .args(["workbench", "run", "--manifest", manifest.to_str().unwrap()])
-        .args(["--seed", "journey-seed", "--link-manifest", "dwp-staff"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        let mut stdin = child.stdin.take().unwrap();
-        for l in &lines {
-            writeln!(stdin, "{l}").unwrap();
-        }
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let cli: Vec<String> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect();
+    let r = run_with(
+        manifest,
+        &["--seed", "journey-seed", "--link-manifest", "dwp-staff"],
+        &lines,
+    );
+    assert!(r.success, "{}", r.stderr);
+    let cli = r.lines;
     let page = module_journey(manifest, "journey-seed", &lines);
     assert_eq!(cli.len(), lines.len());
     for (i, (a, b)) in cli.iter().zip(&page).enumerate() {
@@ -862,7 +858,7 @@ fn s1_1_the_page_module_replies_with_the_same_envelopes_as_okf_workbench_run() {
     }
     // The journey really exercised every tool successfully, and the show_view deep link
     // names the manifest, case and tab, never a ref.
-    let envelopes: Vec<Value> = cli.iter().map(|l| checked(l)).collect();
+    let envelopes = r.envelopes;
     for (i, e) in envelopes.iter().enumerate() {
         assert!(e.get("error").is_none(), "call {i}: {e}");
     }
