@@ -349,3 +349,88 @@ fn spec_7_12_undeclared_ranking_parameters_are_rejected_before_any_fetch() {
     manifest["commands"] = serde_json::json!({});
     assert!(open_with(&manifest, source).0.is_err());
 }
+
+/// Pads the posting bucket holding `token` with trailing spaces (still valid JSON) past the
+/// size whose digest is checked on a second thread while the question goes on (256 KiB), and
+/// rebinds it in the manifest. Returns the bucket's path.
+fn pad_bucket(manifest: &mut Value, source: &mut MemorySource, token: &str) -> String {
+    let pointer = format!("/search/shards/{}", okf_corpus::tokens::bucket(token));
+    let path = manifest.pointer(&format!("{pointer}/path")).unwrap();
+    let path = path.as_str().unwrap().to_owned();
+    let mut bytes = source.get(&path).unwrap().clone();
+    bytes.resize(bytes.len() + 300 * 1024, b' ');
+    *manifest.pointer_mut(&format!("{pointer}/bytes")).unwrap() = bytes.len().into();
+    *manifest.pointer_mut(&format!("{pointer}/sha256")).unwrap() = sha256_hex(&bytes).into();
+    source.insert(path.clone(), bytes);
+    path
+}
+
+#[test]
+fn spec_3_12_a_large_bucket_is_cached_only_after_its_digest_matches() {
+    let (plain_manifest, plain_source) = dwp_v3();
+    let (plain, _) = open_with(&plain_manifest, plain_source);
+    let plain = ask(&plain.unwrap(), "spare").unwrap();
+    let (mut manifest, mut source) = dwp_v3();
+    pad_bucket(&mut manifest, &mut source, "spare");
+    let (corpus, _) = open_with(&manifest, source);
+    let corpus = corpus.unwrap();
+    let padded = ask(&corpus, "spare").unwrap();
+    assert_eq!(padded["evidence_status"], plain["evidence_status"]);
+    assert_eq!(
+        padded["retrieval"]["candidates"],
+        plain["retrieval"]["candidates"]
+    );
+    // The verified bucket joined the cache: asking again reads nothing.
+    let files = corpus.load_stats().files;
+    assert_eq!(ask(&corpus, "spare").unwrap(), padded);
+    assert_eq!(corpus.load_stats().files, files);
+}
+
+#[test]
+fn spec_7_11_a_large_bucket_whose_digest_differs_is_an_error_though_its_content_parses() {
+    let (mut manifest, mut source) = dwp_v3();
+    let path = pad_bucket(&mut manifest, &mut source, "spare");
+    // A space becomes a newline: still valid JSON with the same postings, but not the bound bytes.
+    let mut bytes = source.get(&path).unwrap().clone();
+    let last = bytes.len() - 1;
+    bytes[last] = b'\n';
+    source.insert(path.clone(), bytes);
+    let (corpus, _) = open_with(&manifest, source);
+    let corpus = corpus.unwrap();
+    for _ in 0..2 {
+        // The second time proves the unverified bucket was not cached.
+        let err = ask(&corpus, "spare").unwrap_err();
+        assert!(
+            matches!(&err, Error::Integrity { path: p, .. } if *p == path),
+            "{err}"
+        );
+        assert!(err.to_string().contains("SHA-256"), "{err}");
+    }
+}
+
+#[test]
+fn spec_7_11_a_large_bucket_that_does_not_parse_reports_its_digest_first() {
+    let (mut manifest, mut source) = dwp_v3();
+    let path = pad_bucket(&mut manifest, &mut source, "spare");
+    let mut bytes = source.get(&path).unwrap().clone();
+    bytes[0] = b'x';
+    source.insert(path.clone(), bytes.clone());
+    let (corpus, _) = open_with(&manifest, source.clone());
+    let err = ask(&corpus.unwrap(), "spare").unwrap_err();
+    assert!(err.to_string().contains("SHA-256"), "{err}");
+    // Bound as it is, the same bytes are a parse error; invalid UTF-8 likewise is named.
+    for (at, byte, expect) in [(0, b'x', "search"), (1, 0xff, "UTF-8")] {
+        let mut bytes = bytes.clone();
+        bytes[0] = b'{';
+        bytes[at] = byte;
+        let mut manifest = manifest.clone();
+        let pointer = format!("/search/shards/{}", okf_corpus::tokens::bucket("spare"));
+        *manifest.pointer_mut(&format!("{pointer}/sha256")).unwrap() = sha256_hex(&bytes).into();
+        let mut source = source.clone();
+        source.insert(path.clone(), bytes);
+        let (corpus, _) = open_with(&manifest, source);
+        let err = ask(&corpus.unwrap(), "spare").unwrap_err();
+        assert!(!err.to_string().contains("SHA-256"), "{err}");
+        assert!(err.to_string().contains(expect), "{err}");
+    }
+}

@@ -132,18 +132,33 @@ impl Corpus {
                 ),
             ));
         }
-        let bytes = loader::read_verified(source.as_ref(), declared)?;
-        Self::from_manifest_bytes(source, bytes.as_bytes())
+        let text = loader::read_verified(source.as_ref(), declared)?;
+        // Identity is the digest of the stored bytes, just checked against the declaration.
+        let manifest_sha256 = match declared.encoding {
+            None => declared.sha256.clone(),
+            Some(_) => sha256_hex(text.as_bytes()),
+        };
+        let manifest = Manifest::from_slice(text.as_bytes())?;
+        Ok(Self::with_manifest(source, manifest, manifest_sha256))
     }
 
     fn from_manifest_bytes(source: Box<dyn CorpusSource>, bytes: &[u8]) -> Result<Self, Error> {
-        let manifest = Manifest::from_slice(bytes)?;
-        Ok(Corpus {
+        let (manifest, manifest_sha256) =
+            loader::digest_beside(bytes, || Manifest::from_slice(bytes));
+        Ok(Self::with_manifest(source, manifest?, manifest_sha256))
+    }
+
+    fn with_manifest(
+        source: Box<dyn CorpusSource>,
+        manifest: Manifest,
+        manifest_sha256: String,
+    ) -> Self {
+        Corpus {
             source,
-            manifest_sha256: sha256_hex(bytes),
+            manifest_sha256,
             manifest,
             cache: ShardCache::default(),
-        })
+        }
     }
 
     /// The verified manifest.
@@ -188,10 +203,14 @@ impl Corpus {
         let mut fetch = loader::Fetcher::new(self.source.as_ref(), &self.cache);
         let assembled = match self.manifest.version()? {
             Version::V1 | Version::V2 => {
-                lexical::assemble(self, &mut fetch, question, budget, &binding)?
+                lexical::assemble(self, &mut fetch, question, budget, &binding)
             }
-            Version::V3 => discovery::assemble(self, &mut fetch, question, budget, &binding)?,
+            Version::V3 => discovery::assemble(self, &mut fetch, question, budget, &binding),
         };
+        // Digests still running decide first: a file that does not match its digest is the
+        // error, whatever was made of its content (spec §3.12 "file loading").
+        fetch.settle()?;
+        let assembled = assembled?;
         Ok(CorpusAnswer {
             assembled,
             files_read: fetch.order,

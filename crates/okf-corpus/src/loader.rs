@@ -14,13 +14,17 @@ use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
 type Parsed = Arc<dyn Any + Send + Sync>;
+
+/// A parsed file's kind and SHA-256.
+type CacheKey = (&'static str, String);
 
 /// Shards already verified and parsed, keyed by `type + sha256`.
 #[derive(Default)]
 pub(crate) struct ShardCache {
-    entries: Mutex<HashMap<(&'static str, String), Parsed>>,
+    entries: Mutex<HashMap<CacheKey, Parsed>>,
     loads: Mutex<LoadStats>,
 }
 
@@ -41,9 +45,25 @@ impl ShardCache {
     }
 }
 
-/// Reads the exact bytes behind a reference and checks length, digest, decoding and UTF-8.
-pub(crate) fn read_verified(source: &dyn CorpusSource, r: &FileRef) -> Result<String, Error> {
-    let raw = source.read(&r.path, r.bytes).map_err(|e| match e {
+/// Plain files at least this long have their digest checked on a second thread while the
+/// question goes on with their content (see [`Fetcher::settle`]). At scale one posting bucket
+/// is megabytes and its SHA-256 was the largest single cost of a cold question (BENCHMARKS.md
+/// "Corpora"); smaller files are checked in line, where a thread would cost more than it saves.
+const BACKGROUND_DIGEST_BYTES: u64 = 256 * 1024;
+
+/// Verified (or being verified) file text, shared with the thread that checks its digest.
+pub(crate) type Text = Arc<String>;
+
+/// The digest check of a file read by [`read_checked`].
+enum DigestCheck {
+    /// Checked in line: the digest matched.
+    Done,
+    /// Running on another thread; yields the SHA-256 of the stored bytes.
+    Running(JoinHandle<String>),
+}
+
+fn source_error(r: &FileRef, e: SourceError) -> Error {
+    match e {
         SourceError::NotFound => Error::Missing {
             path: r.path.clone(),
         },
@@ -55,19 +75,48 @@ pub(crate) fn read_verified(source: &dyn CorpusSource, r: &FileRef) -> Result<St
             path: r.path.clone(),
             reason,
         },
-    })?;
+    }
+}
+
+fn digest_differs(r: &FileRef) -> Error {
+    Error::Integrity {
+        path: r.path.clone(),
+        rule: "SHA-256 differs from the declared digest".into(),
+    }
+}
+
+fn not_utf8(r: &FileRef) -> Error {
+    Error::Integrity {
+        path: r.path.clone(),
+        rule: "not strict UTF-8".into(),
+    }
+}
+
+/// Reads the exact bytes behind a reference and checks length, digest, decoding and UTF-8.
+pub(crate) fn read_verified(source: &dyn CorpusSource, r: &FileRef) -> Result<String, Error> {
+    let raw = read_exact(source, r)?;
+    if sha256_hex(&raw) != r.sha256 {
+        return Err(digest_differs(r));
+    }
+    decode(r, raw)
+}
+
+/// The stored bytes, exactly as long as declared.
+fn read_exact(source: &dyn CorpusSource, r: &FileRef) -> Result<Vec<u8>, Error> {
+    let raw = source
+        .read(&r.path, r.bytes)
+        .map_err(|e| source_error(r, e))?;
     if raw.len() as u64 != r.bytes {
         return Err(Error::Integrity {
             path: r.path.clone(),
             rule: format!("{} bytes, declared {}", raw.len(), r.bytes),
         });
     }
-    if sha256_hex(&raw) != r.sha256 {
-        return Err(Error::Integrity {
-            path: r.path.clone(),
-            rule: "SHA-256 differs from the declared digest".into(),
-        });
-    }
+    Ok(raw)
+}
+
+/// Decodes digest-checked stored bytes: gzip against its decoded binding, then UTF-8.
+fn decode(r: &FileRef, raw: Vec<u8>) -> Result<String, Error> {
     let decoded = match r.encoding {
         None => raw,
         Some(Encoding::Gzip) => {
@@ -97,10 +146,71 @@ pub(crate) fn read_verified(source: &dyn CorpusSource, r: &FileRef) -> Result<St
             out
         }
     };
-    String::from_utf8(decoded).map_err(|_| Error::Integrity {
-        path: r.path.clone(),
-        rule: "not strict UTF-8".into(),
+    String::from_utf8(decoded).map_err(|_| not_utf8(r))
+}
+
+/// Reads a file for [`Fetcher::load`]: like [`read_verified`], except that a large plain file's
+/// digest may still be running on another thread when this returns. Its text must not be
+/// trusted, cached or returned until [`DigestCheck`] has matched.
+fn read_checked(source: &dyn CorpusSource, r: &FileRef) -> Result<(Text, DigestCheck), Error> {
+    let raw = read_exact(source, r)?;
+    if r.encoding.is_some() || r.bytes < BACKGROUND_DIGEST_BYTES {
+        if sha256_hex(&raw) != r.sha256 {
+            return Err(digest_differs(r));
+        }
+        return Ok((Arc::new(decode(r, raw)?), DigestCheck::Done));
+    }
+    let text = match String::from_utf8(raw) {
+        Ok(text) => Arc::new(text),
+        // A tampered file reports its digest, as when the digest is checked first.
+        Err(e) if sha256_hex(e.as_bytes()) != r.sha256 => return Err(digest_differs(r)),
+        Err(_) => return Err(not_utf8(r)),
+    };
+    let shared = Arc::clone(&text);
+    let spawned = std::thread::Builder::new()
+        .name("okf-corpus-digest".into())
+        .spawn(move || sha256_hex(shared.as_bytes()));
+    match spawned {
+        Ok(handle) => Ok((text, DigestCheck::Running(handle))),
+        // No thread to be had: check in line.
+        Err(_) if sha256_hex(text.as_bytes()) == r.sha256 => Ok((text, DigestCheck::Done)),
+        Err(_) => Err(digest_differs(r)),
+    }
+}
+
+/// Waits for a digest running on another thread and compares it with the reference.
+fn finish_digest(r: &FileRef, handle: JoinHandle<String>) -> Result<(), Error> {
+    match handle.join() {
+        Ok(digest) if digest == r.sha256 => Ok(()),
+        _ => Err(digest_differs(r)),
+    }
+}
+
+/// Runs `parse` while the SHA-256 of `bytes` is computed, on a second thread when `bytes` is
+/// large (a manifest grows with its corpus: 339 KB at 100,000 units).
+pub(crate) fn digest_beside<T>(bytes: &[u8], parse: impl FnOnce() -> T) -> (T, String) {
+    if (bytes.len() as u64) < BACKGROUND_DIGEST_BYTES {
+        return (parse(), sha256_hex(bytes));
+    }
+    std::thread::scope(|scope| {
+        let digest = std::thread::Builder::new()
+            .name("okf-corpus-digest".into())
+            .spawn_scoped(scope, || sha256_hex(bytes));
+        let parsed = parse();
+        let digest = match digest {
+            Ok(handle) => handle.join().unwrap_or_else(|_| sha256_hex(bytes)),
+            Err(_) => sha256_hex(bytes),
+        };
+        (parsed, digest)
     })
+}
+
+/// A file parsed before its digest finished: kept out of the shared cache until it matches.
+struct Pending {
+    key: CacheKey,
+    file: FileRef,
+    value: Parsed,
+    digest: JoinHandle<String>,
 }
 
 /// Per-call file access with reservation and accounting.
@@ -119,6 +229,8 @@ pub(crate) struct Fetcher<'c> {
     pub truncated: bool,
     /// While set, new omissions only concern lexical candidates (never required evidence).
     pub candidate_phase: bool,
+    /// Files in use whose digest is still running, in load order.
+    pending: Vec<Pending>,
 }
 
 const RESOURCE_MESSAGE: &str =
@@ -137,7 +249,30 @@ impl<'c> Fetcher<'c> {
             omissions: Vec::new(),
             truncated: false,
             candidate_phase: false,
+            pending: Vec::new(),
         }
+    }
+
+    /// Waits for every digest still running, in load order, and caches the files that match.
+    /// The first mismatch is the call's error, whatever the call made of that file's content:
+    /// exactly the error an in-line check would have given when the file was read.
+    pub(crate) fn settle(&mut self) -> Result<(), Error> {
+        let mut first_error = None;
+        for p in self.pending.drain(..) {
+            match finish_digest(&p.file, p.digest) {
+                Ok(()) => {
+                    self.cache
+                        .entries
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(p.key, p.value);
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        first_error.map_or(Ok(()), Err)
     }
 
     /// Adds a retrieval omission and marks retrieval truncated.
@@ -177,7 +312,7 @@ impl<'c> Fetcher<'c> {
         &mut self,
         kind: &'static str,
         r: &FileRef,
-        parse: impl FnOnce(String) -> Result<T, Error>,
+        parse: impl FnOnce(Text) -> Result<T, Error>,
     ) -> Result<Option<Arc<T>>, Error> {
         let decoded_size = r.decoded_bytes.unwrap_or(r.bytes);
         match self.seen.get(&r.path) {
@@ -210,23 +345,47 @@ impl<'c> Fetcher<'c> {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(&key)
-            .cloned();
+            .cloned()
+            .or_else(|| {
+                let pending = self.pending.iter().find(|p| p.key == key);
+                pending.map(|p| Arc::clone(&p.value))
+            });
         let parsed: Parsed = match cached {
             Some(p) => p,
             None => {
-                let bytes = read_verified(self.source, r)?;
-                let decoded = bytes.len() as u64;
-                let value: Parsed = Arc::new(parse(bytes)?);
+                let (text, digest) = read_checked(self.source, r)?;
+                let decoded = text.len() as u64;
+                let value: Parsed = match parse(text) {
+                    Ok(v) => Arc::new(v),
+                    Err(e) => {
+                        // Content that does not parse is reported only once its digest matched.
+                        if let DigestCheck::Running(handle) = digest {
+                            finish_digest(r, handle)?;
+                        }
+                        return Err(e);
+                    }
+                };
                 let mut stats = self.cache.loads.lock().unwrap_or_else(|e| e.into_inner());
                 stats.files += 1;
                 stats.bytes += r.bytes;
                 stats.decoded_bytes += decoded;
                 drop(stats);
-                self.cache
-                    .entries
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(key, Arc::clone(&value));
+                let parsed = Arc::clone(&value);
+                match digest {
+                    DigestCheck::Done => {
+                        self.cache
+                            .entries
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .insert(key, parsed);
+                    }
+                    DigestCheck::Running(handle) => self.pending.push(Pending {
+                        key,
+                        file: r.clone(),
+                        value: parsed,
+                        digest: handle,
+                    }),
+                }
                 value
             }
         };

@@ -1,7 +1,7 @@
 //! Shard file formats and their content rules (spec §1.6 "shard files").
 
 use crate::Error;
-use crate::loader::parse_json;
+use crate::loader::{Text, parse_json};
 use crate::manifest::{ShardRef, is_ascii_iri};
 use okf_engine::canonical::cmp_utf16;
 use serde::Deserialize;
@@ -65,6 +65,9 @@ impl PostingsV1 {
 /// One v3 posting row `[ordinal, source_tf, source_len, discovery_tf, discovery_len]`.
 pub(crate) type Row = [u64; 5];
 
+/// A bucket's tokens: where each list sits in the text, and its rows once read.
+type TokenLists = BTreeMap<String, (Range<usize>, OnceLock<Vec<Row>>)>;
+
 /// A verified `okf-context-postings.v2` bucket.
 ///
 /// A bucket holds every token that hashes to it, so its size grows with the corpus (the format
@@ -75,16 +78,16 @@ pub(crate) type Row = [u64; 5];
 #[derive(Debug)]
 pub(crate) struct PostingsV2 {
     path: String,
-    text: String,
+    text: Text,
     records: u64,
     totals: (u64, u64),
-    tokens: BTreeMap<String, (Range<usize>, OnceLock<Vec<Row>>)>,
+    tokens: TokenLists,
 }
 
 impl PostingsV2 {
     pub(crate) fn parse(
         path: &str,
-        text: String,
+        text: Text,
         records: u64,
         totals: (u64, u64),
     ) -> Result<Self, Error> {
@@ -141,10 +144,7 @@ impl PostingsV2 {
             text,
             records,
             totals,
-            tokens: tokens
-                .into_iter()
-                .map(|(token, span)| (token, (span, OnceLock::new())))
-                .collect(),
+            tokens,
         })
     }
 
@@ -224,7 +224,7 @@ struct Item {
 pub(crate) struct Shard {
     path: String,
     pub first_ordinal: u64,
-    text: String,
+    text: Text,
     items: Vec<Item>,
 }
 
@@ -232,7 +232,7 @@ impl Shard {
     /// Parses a record (`cards == false`) or card shard and checks it against its reference.
     pub(crate) fn parse(
         path: &str,
-        text: String,
+        text: Text,
         cards: bool,
         shard: &ShardRef,
     ) -> Result<Self, Error> {
@@ -433,7 +433,12 @@ impl Walk<'_> {
             return Err(self.error(field, "expected a string key"));
         }
         let end = self.string_end(field)?;
-        let key = self.decode(self.at..end, field)?;
+        // Without escapes or control characters a JSON string is its own text: a bucket has
+        // a key per token, hundreds at scale, so skip the decoder for those.
+        let key = match self.text.get(self.at + 1..end - 1) {
+            Some(inner) if inner.bytes().all(|b| b != b'\\' && b >= 0x20) => inner.to_owned(),
+            _ => self.decode(self.at..end, field)?,
+        };
         self.at = end;
         Ok(key)
     }
@@ -485,8 +490,29 @@ impl Walk<'_> {
         Err(self.error(field, "unexpected end of file"))
     }
 
-    /// The members of the object at `self.at`: key and value span.
-    fn spans(&mut self) -> Result<BTreeMap<String, Range<usize>>, Error> {
+    /// Skips a token's posting list, returning its span. Keys are the only strings in a
+    /// `postings` object, so the list runs to the last `]` before the next `"` (found by a
+    /// vectorised search; a bucket is megabytes of digits at scale, BENCHMARKS.md). The span
+    /// must open with `[` and hold no string or brace; its rows are parsed strictly when the
+    /// token is read (DEVIATIONS.md C5).
+    fn skip_list(&mut self, field: &str) -> Result<Range<usize>, Error> {
+        if self.peek() != Some(b'[') {
+            return Err(self.error(field, "expected a posting list"));
+        }
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        let next_quote = memchr::memchr(b'"', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+        let end = memchr::memrchr(b']', &bytes[start..next_quote]).map_or(start, |i| start + i + 1);
+        if end == start || memchr::memchr2(b'{', b'}', &bytes[start..end]).is_some() {
+            self.at = end.max(start);
+            return Err(self.error(field, "a posting list must be a bracketed list of rows"));
+        }
+        self.at = end;
+        Ok(start..end)
+    }
+
+    /// The members of the object at `self.at`: key, list span and a slot for its rows.
+    fn spans(&mut self) -> Result<TokenLists, Error> {
         let mut out = BTreeMap::new();
         self.expect(b'{', "postings")?;
         if self.peek() == Some(b'}') {
@@ -496,8 +522,8 @@ impl Walk<'_> {
         loop {
             let key = self.string("postings")?;
             self.expect(b':', &key)?;
-            let span = self.skip_value(&key)?;
-            out.insert(key, span);
+            let span = self.skip_list(&key)?;
+            out.insert(key, (span, OnceLock::new()));
             if !self.next_member("postings")? {
                 return Ok(out);
             }
@@ -511,7 +537,7 @@ mod tests {
     use super::*;
 
     fn bucket(text: &str) -> Result<PostingsV2, Error> {
-        PostingsV2::parse("search/00.json", text.to_owned(), 10, (100, 100))
+        PostingsV2::parse("search/00.json", Text::new(text.to_owned()), 10, (100, 100))
     }
 
     #[test]
@@ -564,7 +590,20 @@ mod tests {
             ),
             (
                 r#"{"schema":"okf-context-postings.v2","postings":{"a":[[1,2]"#,
-                "end of file",
+                "expected `,` or `}`",
+            ),
+            (
+                r#"{"schema":"okf-context-postings.v2","postings":{"a":[[1,{}]]}}"#,
+                "bracketed list of rows",
+            ),
+            (
+                r#"{"schema":"okf-context-postings.v2","postings":{"a":1}}"#,
+                "expected a posting list",
+            ),
+            // A raw control character in a key is not JSON, fast path or not.
+            (
+                "{\"schema\":\"okf-context-postings.v2\",\"postings\":{\"a\u{1}\":[]}}",
+                "control character",
             ),
             (
                 r#"{"schema":"okf-context-postings.v2","postings":{"a" [1]}}"#,
@@ -572,14 +611,21 @@ mod tests {
             ),
             (
                 r#"{"schema":"okf-context-postings.v2","postings":{"a":"x]"}}"#,
-                "",
+                "expected a posting list",
             ),
         ] {
-            match bucket(text) {
-                Err(e) => assert!(e.to_string().contains(expect), "{text}: {e}"),
-                // A string value is a well-formed member; it fails only when its token is read.
-                Ok(p) => assert!(p.rows("a").is_err(), "{text}"),
-            }
+            let err = bucket(text).err().map(|e| e.to_string());
+            assert!(
+                err.as_deref().is_some_and(|e| e.contains(expect)),
+                "{text}: {err:?}"
+            );
         }
+        // Brackets inside an unread list are matched only when its token is read (C5).
+        let p = bucket(
+            r#"{"schema":"okf-context-postings.v2","postings":{"a":[[1,1,1,0,1]]],"b":[[2,1,1,0,1]]}}"#,
+        )
+        .unwrap();
+        assert!(p.rows("b").unwrap().is_some());
+        assert!(p.rows("a").is_err());
     }
 }
