@@ -64,7 +64,11 @@ fn corpus_build_then_ask_answers_the_dwp_question_like_the_index() {
     assert!(report["files_read"].as_u64().unwrap() <= 64);
     // The cold figures of BENCHMARKS.md: first open within the first cold question, and the
     // medians over fresh opens.
-    let micros = |k: &str| report[k].as_u64().unwrap_or_else(|| panic!("{k}: {report}"));
+    let micros = |k: &str| {
+        report[k]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{k}: {report}"))
+    };
     assert!(micros("first_open_us") <= micros("cold_us"));
     micros("cold_open_median_us");
     micros("cold_question_median_us");
