@@ -21,7 +21,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Instant;
 
 /// Instructions every client receives at initialisation.
@@ -36,11 +36,21 @@ const EXPLAIN_DESCRIPTION: &str = "Explain a retained package: without record_id
 /// The name the conformance suite gives its JSON Schema 2020-12 fixture tool.
 pub const CONFORMANCE_FIXTURE_TOOL: &str = "json_schema_2020_12_tool";
 
-/// The MCP server handler: the shared service and its tool list, built once per service
-/// because the input schemas enumerate the registry's bundles and versions.
+/// The MCP server handler: the shared service and its tool list. The input schemas enumerate
+/// the registry's bundles and versions, so the list is built once per registry snapshot and
+/// rebuilt after a reload (SIGHUP) replaced it; the transport's per-request clones share it.
 #[derive(Debug, Clone)]
 pub struct OkfMcp {
     service: Arc<Service>,
+    conformance_fixture: bool,
+    tools: Arc<Mutex<ToolList>>,
+}
+
+/// The tools built for one registry snapshot. `Weak` so a replaced registry is not kept alive
+/// (and its address not reused while this is held).
+#[derive(Debug)]
+struct ToolList {
+    registry: Weak<Registry>,
     tools: Arc<[Tool]>,
 }
 
@@ -411,26 +421,65 @@ fn run_explain(service: &Service, arguments: Value, _origin: &str) -> Outcome {
     })
 }
 
+/// The tool table's tools for `registry`, and the conformance fixture when asked for.
+fn build_tools(registry: &Registry, conformance_fixture: bool) -> Arc<[Tool]> {
+    let mut tools: Vec<Tool> = TOOLS
+        .iter()
+        .map(|spec| {
+            let tool = Tool::new(
+                spec.name,
+                spec.description,
+                object((spec.input_schema)(registry)),
+            )
+            .with_title(spec.title)
+            .with_annotations(read_only());
+            match spec.output_schema {
+                Some(output) => tool.with_raw_output_schema(object(output())),
+                None => tool,
+            }
+        })
+        .collect();
+    if conformance_fixture {
+        tools.push(conformance_fixture_tool());
+    }
+    tools.into()
+}
+
+/// The conformance suite's fixture: its schema, kept verbatim by our listing path.
+fn conformance_fixture_tool() -> Tool {
+    let schema = object(json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+            },
+        },
+        "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+        "additionalProperties": false,
+    }));
+    Tool::new(
+        CONFORMANCE_FIXTURE_TOOL,
+        "Test fixture of the MCP conformance suite (listed only with --mcp-conformance-fixture): an input schema using JSON Schema 2020-12 keywords. It returns a fixed text.",
+        schema,
+    )
+    .with_annotations(read_only())
+}
+
 impl OkfMcp {
-    /// A handler over the shared service; builds the tool list for its registry once.
+    /// A handler over the shared service, with the tool list for its current registry.
     pub fn new(service: Arc<Service>) -> Self {
-        let tools = TOOLS
-            .iter()
-            .map(|spec| {
-                let tool = Tool::new(
-                    spec.name,
-                    spec.description,
-                    object((spec.input_schema)(&service.registry())),
-                )
-                .with_title(spec.title)
-                .with_annotations(read_only());
-                match spec.output_schema {
-                    Some(output) => tool.with_raw_output_schema(object(output())),
-                    None => tool,
-                }
-            })
-            .collect();
-        OkfMcp { service, tools }
+        let registry = service.registry();
+        let tools = ToolList {
+            registry: Arc::downgrade(&registry),
+            tools: build_tools(&registry, false),
+        };
+        OkfMcp {
+            service,
+            conformance_fixture: false,
+            tools: Arc::new(Mutex::new(tools)),
+        }
     }
 
     /// Also lists the MCP conformance suite's fixture tool [`CONFORMANCE_FIXTURE_TOOL`], for
@@ -438,34 +487,30 @@ impl OkfMcp {
     /// test-only switch). The scenario checks that a server's tool listing keeps a JSON Schema
     /// 2020-12 input schema verbatim (`$schema`, `$defs`, `additionalProperties`); it calls
     /// nothing. A call returns a fixed text and never touches the service.
-    pub fn with_conformance_fixture(mut self) -> Self {
-        let schema = object(json!({
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "type": "object",
-            "$defs": {
-                "address": {
-                    "type": "object",
-                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
-                },
-            },
-            "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
-            "additionalProperties": false,
-        }));
-        let fixture = Tool::new(
-            CONFORMANCE_FIXTURE_TOOL,
-            "Test fixture of the MCP conformance suite (listed only with --mcp-conformance-fixture): an input schema using JSON Schema 2020-12 keywords. It returns a fixed text.",
-            schema,
-        )
-        .with_annotations(read_only());
-        let mut tools = self.tools.to_vec();
-        tools.push(fixture);
-        self.tools = tools.into();
-        self
+    pub fn with_conformance_fixture(self) -> Self {
+        let registry = self.service.registry();
+        let tools = ToolList {
+            registry: Arc::downgrade(&registry),
+            tools: build_tools(&registry, true),
+        };
+        OkfMcp {
+            conformance_fixture: true,
+            tools: Arc::new(Mutex::new(tools)),
+            ..self
+        }
     }
 
-    /// The tools, in the fixed order of the tool table.
-    pub fn tools(&self) -> &[Tool] {
-        &self.tools
+    /// The tools, in the fixed order of the tool table, for the registry now served.
+    pub fn tools(&self) -> Arc<[Tool]> {
+        let registry = self.service.registry();
+        let mut list = self.tools.lock().unwrap_or_else(PoisonError::into_inner);
+        if !std::ptr::eq(list.registry.as_ptr(), Arc::as_ptr(&registry)) {
+            *list = ToolList {
+                registry: Arc::downgrade(&registry),
+                tools: build_tools(&registry, self.conformance_fixture),
+            };
+        }
+        Arc::clone(&list.tools)
     }
 
     /// Runs a listed tool; `None` if no tool has that name. A package is left in `slot`
@@ -717,11 +762,11 @@ impl ServerHandler for OkfMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        Ok(ListToolsResult::with_all_items(self.tools().to_vec()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
+        self.tools().iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(
@@ -741,7 +786,7 @@ impl ServerHandler for OkfMcp {
                 |host| format!("http://{host}"),
             );
         // An unknown tool is a protocol error (MCP tools: "Error Handling"), not a tool result.
-        if !self.tools.iter().any(|t| t.name == name) {
+        if !self.tools().iter().any(|t| t.name == name) {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool {name:?}; tools/list names the tools of this server"),
                 None,

@@ -729,8 +729,9 @@ mod corpus_tests {
             service.ops().metrics.encode()
         );
         // The delivery tools replay bundle versions only, so they do not offer the corpus.
+        let tools = mcp.tools();
         for name in ["ask_okf_manifest", "read_okf_evidence"] {
-            let tool = mcp.tools().iter().find(|t| t.name == name).unwrap();
+            let tool = tools.iter().find(|t| t.name == name).unwrap();
             let tool = serde_json::to_value(tool).unwrap();
             assert_eq!(
                 tool["inputSchema"]["properties"]["bundle"]["enum"],

@@ -521,3 +521,41 @@ fn container_entry_point_serves_a_read_only_registry_volume_as_a_plain_process()
     perms.set_readonly(false);
     let _ = std::fs::set_permissions(&volume, perms);
 }
+
+#[test]
+fn sighup_that_adds_a_bundle_lists_it_in_the_mcp_tools() {
+    let dir = temp_dir("reload-tools");
+    let (registry, _, sha) = example_registry(&dir);
+    let server = Server::start(&["--registry", registry.to_str().unwrap()]);
+    let bundle_enum = |server: &Server| {
+        let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        let reply = server.mcp(&list, &[]).json();
+        let ask = reply["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "ask_okf")
+            .cloned()
+            .unwrap();
+        ask["inputSchema"]["properties"]["bundle"]["enum"].clone()
+    };
+    assert_eq!(bundle_enum(&server), json!(["lib"]));
+
+    let mut declared = std::fs::read_to_string(&registry).unwrap();
+    declared.push_str(&format!(
+        "[[bundle]]\nid = \"lib2\"\nindex = \"library.json\"\nsha256 = \"{sha}\"\nindex_url = \"https://example.org/lib2/index.json\"\n"
+    ));
+    std::fs::write(&registry, declared).unwrap();
+    let (status, body) = reload_until(&server, |b| b["bundles"] == json!(["lib", "lib2"]));
+    assert_eq!(status, 200, "{body}");
+    // The tool list follows the registry now served, so a validating client may ask lib2.
+    assert_eq!(bundle_enum(&server), json!(["lib", "lib2"]));
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "ask_okf", "arguments": {"bundle": "lib2", "question": BORROW}}});
+    let reply = server.mcp(&call, &[]).json();
+    assert_eq!(
+        reply["result"]["structuredContent"]["binding"]["index_url"],
+        "https://example.org/lib2/index.json",
+        "{reply}"
+    );
+}
