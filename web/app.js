@@ -36,6 +36,7 @@ function ensureBundleOption(id) {
   bundleSelect.append(el('option', { value: id, text: `${id} (not listed by this server)` }));
 }
 
+/** Fills the Bundle menu; resolves to the GET /api/bundles body (null when it failed). */
 async function loadBundles() {
   const note = $('bundle-note');
   try {
@@ -64,8 +65,10 @@ async function loadBundles() {
     note.textContent = all.length
       ? `${all.filter((b) => b.state === 'ready').length} of ${all.length} served bundles are ready.`
       : 'This server serves no bundle.';
+    return value;
   } catch (e) {
     note.textContent = `The list of bundles could not be loaded: ${e instanceof ApiError ? e.message : 'unexpected error'}`;
+    return null;
   }
 }
 
@@ -371,8 +374,9 @@ async function toolRead(input, signal) {
   return (await readEvidence(body, signal)).value;
 }
 
-async function startPageTools() {
-  const status = await registerPageTools({ build: toolBuild, explain: toolExplain, manifest: toolManifest, read: toolRead });
+/** `listed`: the bundle list the menu already fetched; without it the tools fetch their own. */
+async function startPageTools(listed) {
+  const status = await registerPageTools({ build: toolBuild, explain: toolExplain, manifest: toolManifest, read: toolRead, listed });
   const line = $('webmcp-status');
   line.textContent = `Page tools (WebMCP): ${status.message}`;
   line.dataset.available = String(status.available);
@@ -387,5 +391,5 @@ if (!localAvailable()) {
   $('where-note').textContent = 'This browser cannot run WebAssembly, so packages are assembled on the server.';
 }
 bundlesReady = loadBundles();
-startPageTools();
+startPageTools(bundlesReady);
 askFromHash();

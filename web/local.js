@@ -5,8 +5,8 @@
 // records, sent with the index as response headers). JavaScript only moves bytes.
 
 import { ApiError } from './api.js';
+import { callModule as call, instantiateModule } from './wasm.js';
 
-const MODULE_URL = '/assets/okf.wasm';
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 
@@ -14,10 +14,9 @@ let modulePromise = null;
 let loadedKey = null; // `${bundle}/${version}` of the index inside the module
 
 async function instantiate() {
-  const response = await fetch(MODULE_URL, { credentials: 'same-origin', redirect: 'error' });
-  if (!response.ok) throw new ApiError({ status: response.status, code: 'wasm_unavailable', message: 'The WebAssembly engine could not be loaded.' });
-  const { instance } = await WebAssembly.instantiate(await response.arrayBuffer(), {});
-  return instance.exports;
+  const exports = await instantiateModule();
+  if (!exports) throw new ApiError({ status: 0, code: 'wasm_unavailable', message: 'The WebAssembly engine could not be loaded.' });
+  return exports;
 }
 
 /** The module's exports, instantiated once per page. */
@@ -27,15 +26,6 @@ function engine() {
     throw e;
   });
   return modulePromise;
-}
-
-/** Writes bytes into the module's input buffer, calls `fn`, and returns `{status, bytes}`. */
-function call(exports, fn, input) {
-  const ptr = exports.okf_input(input.length);
-  new Uint8Array(exports.memory.buffer, ptr, input.length).set(input);
-  const status = exports[fn]();
-  const out = new Uint8Array(exports.memory.buffer, exports.okf_output_ptr(), exports.okf_output_len());
-  return { status, bytes: out.slice() };
 }
 
 function moduleError(bytes) {

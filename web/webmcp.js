@@ -134,9 +134,10 @@ export function buildSchemaFor(bundles, tool = BUILD_TOOL) {
   return { ...tool.inputSchema, properties: { ...properties, bundle } };
 }
 
-async function servedBundles(signal) {
+/** The served bundles and corpora, from `listed` (a GET /api/bundles body already asked for) or fetched. */
+async function servedBundles(signal, listed) {
   try {
-    const { value } = await listBundles(signal);
+    const value = listed ? await listed : (await listBundles(signal)).value;
     const bundles = Array.isArray(value?.bundles) ? value.bundles : [];
     const corpora = (Array.isArray(value?.corpora) ? value.corpora : []).map((c) => ({ ...c, corpus: true }));
     return [...bundles, ...corpora].filter((b) => typeof b?.id === 'string');
@@ -158,9 +159,10 @@ export function registry() {
 /**
  * Registers the tools with a signal tied to the page's lifetime (aborted on pagehide).
  * `build(input, signal)` and `explain(input, signal)` validate their input before any
- * request. Resolves to `{available, message}`.
+ * request. `listed`, if given, is a promise of the GET /api/bundles body the page already
+ * asked for (null if that failed), so the list is fetched once. Resolves to `{available, message}`.
  */
-export async function registerPageTools({ build, explain, manifest, read }) {
+export async function registerPageTools({ build, explain, manifest, read, listed }) {
   const mc = registry();
   if (!mc) {
     return { available: false, message: 'This browser offers no page-tool registry (WebMCP); Ask OKF works as usual.' };
@@ -169,7 +171,7 @@ export async function registerPageTools({ build, explain, manifest, read }) {
   window.addEventListener('pagehide', () => lifetime.abort(new DOMException('The page was closed', 'AbortError')), { once: true });
   const { signal } = lifetime;
   try {
-    const bundles = await servedBundles(signal);
+    const bundles = await servedBundles(signal, listed);
     await mc.registerTool({ ...BUILD_TOOL, inputSchema: buildSchemaFor(bundles), execute: (input) => build(input, signal) }, { signal });
     await mc.registerTool({ ...EXPLAIN_TOOL, execute: (input) => explain(input, signal) }, { signal });
     await mc.registerTool(

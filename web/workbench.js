@@ -3,7 +3,8 @@
 // JavaScript here only moves bytes: it fetches the files a call may need from the server's
 // read-only workbench route and hands them to the module, which verifies every hash itself.
 
-const MODULE_URL = '/assets/okf.wasm';
+import { callModule, instantiateModule } from './wasm.js';
+
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 
@@ -36,10 +37,9 @@ function freshSeed() {
 export class WorkbenchModule {
   /** Instantiates the module (a separate instance from the Ask page's). */
   static async load() {
-    const response = await fetch(MODULE_URL, { credentials: 'same-origin', redirect: 'error' });
-    if (!response.ok) throw new WorkbenchError('wasm_unavailable', 'The WebAssembly module could not be loaded.');
-    const { instance } = await WebAssembly.instantiate(await response.arrayBuffer(), {});
-    return new WorkbenchModule(instance.exports);
+    const exports = await instantiateModule();
+    if (!exports) throw new WorkbenchError('wasm_unavailable', 'The WebAssembly module could not be loaded.');
+    return new WorkbenchModule(exports);
   }
 
   constructor(exports) {
@@ -49,11 +49,7 @@ export class WorkbenchModule {
 
   /** Writes bytes into the module, calls `fn`, returns `{status, text}`. */
   raw(fn, bytes, ...args) {
-    const x = this.exports;
-    const ptr = x.okf_input(bytes.length);
-    new Uint8Array(x.memory.buffer, ptr, bytes.length).set(bytes);
-    const status = x[fn](...args);
-    const out = new Uint8Array(x.memory.buffer, x.okf_output_ptr(), x.okf_output_len()).slice();
+    const { status, bytes: out } = callModule(this.exports, fn, bytes, ...args);
     return { status, text: decoder.decode(out) };
   }
 

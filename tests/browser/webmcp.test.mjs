@@ -54,8 +54,15 @@ async function mcpCall(name, args) {
 
 test('the four page tools are registered read-only with closed input schemas', async () => {
   const { page } = browser;
+  const listings = [];
+  const count = (request) => {
+    if (new URL(request.url()).pathname === '/api/bundles') listings.push(request.url());
+  };
+  page.on('request', count);
   await openPage(page, server.base);
   await page.waitForSelector('#webmcp-status[data-available="true"]');
+  page.off('request', count);
+  assert.equal(listings.length, 1, 'the Bundle menu and the page tools share one GET /api/bundles');
   const tools = await page.evaluate(async () =>
     (await document.modelContext.getTools()).map((t) => ({ name: t.name, annotations: t.annotations, inputSchema: t.inputSchema })),
   );

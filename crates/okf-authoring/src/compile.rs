@@ -95,13 +95,17 @@ pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built,
             c.declare_document(d.get_ref(), f.origin(d))?;
         }
     }
-    for f in &files {
-        let defaults = match &f.body.defaults {
+    // Each file's defaults over the profile's, merged once for its records and assertions.
+    let file_defaults: Vec<Defaults> = files
+        .iter()
+        .map(|f| match &f.body.defaults {
             Some(d) if f.name != PROFILE_FILE => d.over(&profile_defaults),
             _ => profile_defaults.clone(),
-        };
+        })
+        .collect();
+    for (f, defaults) in files.iter().zip(&file_defaults) {
         for r in &f.body.record {
-            c.record(r.get_ref(), &defaults, f.origin(r))?;
+            c.record(r.get_ref(), defaults, f.origin(r))?;
         }
     }
     c.check_conflicts()?;
@@ -113,11 +117,7 @@ pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built,
             gap_origins.push(f.origin(g));
         }
     }
-    for f in &files {
-        let defaults = match &f.body.defaults {
-            Some(d) if f.name != PROFILE_FILE => d.over(&profile_defaults),
-            _ => profile_defaults.clone(),
-        };
+    for (f, defaults) in files.iter().zip(&file_defaults) {
         for a in &f.body.assertion {
             c.assertion(a.get_ref(), &defaults.assertion, f.origin(a))?;
         }

@@ -630,3 +630,43 @@ fn non_ascii_urls_are_checked_without_panicking() {
         &[&library()]
     ));
 }
+
+/// The `regimes` extension (this project's; spec hospital-and-regimes): a regime's members
+/// must be public concepts of the index, each looked up by id.
+#[test]
+fn a_regime_names_only_public_concepts() {
+    let with_regime = |member: &str, restrict_concept: bool| {
+        let mut ix = study_club();
+        let concept = ix["records"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|r| r["kind"] == "concept")
+            .unwrap();
+        if restrict_concept {
+            concept["access"] = json!("restricted");
+        }
+        let concept_id = concept["id"].as_str().unwrap().to_owned();
+        let member = if member == "concept" {
+            concept_id
+        } else {
+            member.to_owned()
+        };
+        ix["regimes"] = json!([{"id": id("regime/term-time"), "label": "Term time", "concepts": [member], "phrases": []}]);
+        index(&ix)
+    };
+    assert!(with_regime("concept", false).is_ok());
+    for (member, restricted, what) in [
+        ("concept", true, "a restricted concept"),
+        (library().as_str(), false, "an evidence record"),
+        (id("concept/nowhere").as_str(), false, "an unknown id"),
+    ] {
+        match with_regime(member, restricted) {
+            Err(Error::Index { path, rule, .. }) => {
+                assert_eq!(rule, IndexRule::UnknownRegimeMember, "{what}");
+                assert_eq!(path, "regimes[0].concepts[0]", "{what}");
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+}

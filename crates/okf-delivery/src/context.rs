@@ -15,6 +15,8 @@ pub struct Context {
     value: Value,
     context_id: String,
     evidence_status: String,
+    /// SHA-256 of `text`, computed once (every delivery result names it).
+    sha256: OnceLock<String>,
     /// SHA-256 and UTF-16 index of `text`, built on the first `package` read and reused by the
     /// following ones (retention reads the package once per part).
     package_index: OnceLock<Arc<(String, Utf16Index)>>,
@@ -59,6 +61,7 @@ impl Context {
             value,
             context_id,
             evidence_status,
+            sha256: OnceLock::new(),
             package_index: OnceLock::new(),
         })
     }
@@ -73,6 +76,7 @@ impl Context {
                 text.len()
             )));
         }
+        let mut checked_sha256 = None;
         if let Some(expected) = expected_sha256 {
             let actual = sha256_hex(text.as_bytes());
             if actual != expected {
@@ -80,6 +84,7 @@ impl Context {
                     "the package's SHA-256 is {actual}, expected {expected}"
                 )));
             }
+            checked_sha256 = Some(actual);
         }
         let value: Value = serde_json::from_str(&text)
             .map_err(|e| package_error(format!("the package is not JSON: {e}")))?;
@@ -91,7 +96,12 @@ impl Context {
             ));
         }
         okf_engine::verify_package(&value).map_err(|e| package_error(e.to_string()))?;
-        Context::from_canonical(text)
+        let context = Context::from_canonical(text)?;
+        if let Some(sha256) = checked_sha256 {
+            // Just computed over the same text: keep it rather than hash again.
+            let _ = context.sha256.set(sha256);
+        }
+        Ok(context)
     }
 
     /// The canonical package text.
@@ -99,11 +109,16 @@ impl Context {
         &self.text
     }
 
+    /// The SHA-256 of the package text (lowercase hex), computed once.
+    pub fn package_sha256(&self) -> &str {
+        self.sha256.get_or_init(|| sha256_hex(self.text.as_bytes()))
+    }
+
     /// The SHA-256 and UTF-16 index of the package text, computed once.
     pub(crate) fn package_index(&self) -> Arc<(String, Utf16Index)> {
         Arc::clone(self.package_index.get_or_init(|| {
             Arc::new((
-                sha256_hex(self.text.as_bytes()),
+                self.package_sha256().to_owned(),
                 Utf16Index::new(&self.text),
             ))
         }))

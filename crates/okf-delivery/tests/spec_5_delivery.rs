@@ -427,3 +427,24 @@ mod surrogate_pairs {
         }
     }
 }
+
+#[test]
+fn s4_5_the_package_sha256_is_the_digest_of_the_stored_text_however_the_context_was_made() {
+    let text = package(vec![], "insufficient", false);
+    let digest = okf_engine::canonical::sha256_hex(text.as_bytes());
+    let checked = Context::from_stored(text.clone(), Some(&digest)).expect("gate");
+    let unchecked = Context::from_stored(text.clone(), None).expect("gate");
+    let written = Context::from_canonical(text).expect("shape");
+    for ctx in [&checked, &unchecked, &written] {
+        assert_eq!(ctx.package_sha256(), digest);
+    }
+    // The whole-package read names the same digest.
+    let r = parse(
+        &read(
+            &written,
+            &request(&written, Section::Package, None, 0, 65_536),
+        )
+        .expect("read"),
+    );
+    assert_eq!(r["content_sha256"], digest.as_str(), "{r}");
+}

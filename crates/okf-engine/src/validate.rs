@@ -366,10 +366,10 @@ pub fn validate_document(
             },
         ));
     }
-    let mut ids = HashSet::with_capacity(doc.records.len());
+    let mut record_ids = HashSet::with_capacity(doc.records.len());
     for (i, r) in doc.records.iter().enumerate() {
         validate_record(&format!("records[{i}]"), r)?;
-        if !ids.insert(r.id.as_str()) {
+        if !record_ids.insert(r.id.as_str()) {
             return Err(fail(
                 format!("records[{i}].id"),
                 IndexRule::DuplicateRecordId,
@@ -396,7 +396,7 @@ pub fn validate_document(
             ));
         }
     }
-    validate_gaps_and_regimes(doc)
+    validate_gaps_and_regimes(doc, &record_ids)
 }
 
 /// A `YYYY-MM-DD` calendar date as the number `YYYYMMDD` (so dates compare as numbers), or
@@ -424,13 +424,19 @@ pub fn date_number(s: &str) -> Option<u32> {
     (1..=days).contains(&d).then_some(y * 10000 + m * 100 + d)
 }
 
-/// The additive `gaps` and `regimes` declarations (this project's extension).
-fn validate_gaps_and_regimes(doc: &IndexDocument) -> Result<(), Error> {
-    let records: HashSet<&str> = doc.records.iter().map(|r| r.id.as_str()).collect();
-    let public_concept = |id: &str| {
+/// The additive `gaps` and `regimes` declarations (this project's extension). `records`: the
+/// (already unique) record ids.
+fn validate_gaps_and_regimes(doc: &IndexDocument, records: &HashSet<&str>) -> Result<(), Error> {
+    let regimes = doc.regimes.as_deref().unwrap_or_default();
+    // Looked up once per regime member: a set, not a scan of every record per member.
+    let public_concepts: HashSet<&str> = if regimes.is_empty() {
+        HashSet::new()
+    } else {
         doc.records
             .iter()
-            .any(|r| r.id == id && r.kind == RecordKind::Concept && r.access == Access::Public)
+            .filter(|r| r.kind == RecordKind::Concept && r.access == Access::Public)
+            .map(|r| r.id.as_str())
+            .collect()
     };
     let gaps = doc.gaps.as_deref().unwrap_or_default();
     check_count("gaps", gaps, 0, MAX_REQUIREMENTS)?;
@@ -444,7 +450,6 @@ fn validate_gaps_and_regimes(doc: &IndexDocument) -> Result<(), Error> {
             return Err(fail(format!("{path}.id"), IndexRule::DuplicateDeclaration));
         }
     }
-    let regimes = doc.regimes.as_deref().unwrap_or_default();
     check_count("regimes", regimes, 0, 32)?;
     let mut regime_ids: HashSet<&str> = HashSet::new();
     for (i, r) in regimes.iter().enumerate() {
@@ -456,7 +461,7 @@ fn validate_gaps_and_regimes(doc: &IndexDocument) -> Result<(), Error> {
         check_len(&format!("{path}.label"), &r.label, 500)?;
         check_count(&format!("{path}.concepts"), &r.concepts, 1, 200)?;
         for (j, c) in r.concepts.iter().enumerate() {
-            if !public_concept(c) {
+            if !public_concepts.contains(c.as_str()) {
                 return Err(fail(
                     format!("{path}.concepts[{j}]"),
                     IndexRule::UnknownRegimeMember,

@@ -235,7 +235,7 @@ fn replay(
         })
         .unwrap_or(Value::Null);
     let review_url = review_url(origin, &request, &budget);
-    let package_sha256 = okf_engine::canonical::sha256_hex(context.text().as_bytes());
+    let package_sha256 = context.package_sha256();
     let mut replay = Map::new();
     replay.insert(
         "replay".into(),

@@ -31,7 +31,7 @@ const EVIDENCE: &str = include_str!("../../../web/evidence.html");
 pub const WASM_MODULE: &[u8] = include_bytes!("../../../web/okf.wasm");
 
 /// Static assets under `/assets/{name}`: name, content type, bytes.
-pub const ASSETS: [(&str, &str, &str); 13] = [
+pub const ASSETS: [(&str, &str, &str); 14] = [
     ("app.js", JS, include_str!("../../../web/app.js")),
     ("api.js", JS, include_str!("../../../web/api.js")),
     ("dom.js", JS, include_str!("../../../web/dom.js")),
@@ -40,6 +40,7 @@ pub const ASSETS: [(&str, &str, &str); 13] = [
     ("validate.js", JS, include_str!("../../../web/validate.js")),
     ("webmcp.js", JS, include_str!("../../../web/webmcp.js")),
     ("local.js", JS, include_str!("../../../web/local.js")),
+    ("wasm.js", JS, include_str!("../../../web/wasm.js")),
     ("style.css", CSS, include_str!("../../../web/style.css")),
     ("icon.svg", SVG, include_str!("../../../web/icon.svg")),
     ("evidence.js", JS, include_str!("../../../web/evidence.js")),

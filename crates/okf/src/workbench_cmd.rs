@@ -4,7 +4,6 @@
 use crate::{CliError, Source, read};
 use clap::{Args, Subcommand};
 use okf_engine::assemble;
-use okf_engine::canonical::sha256_hex;
 use okf_workbench::manifest::{self, MAX_MANIFEST_BYTES};
 use okf_workbench::ports::{
     Clock, IdSource, Loader, MemoryPage, PageState, PresentationPort, SeededIds, Selection,
@@ -118,7 +117,7 @@ fn build(args: &BuildArgs) -> Result<(), CliError> {
                 entry[key] = json!(list);
             }
         }
-        entry["package"] = json!({"url": url, "sha256": sha256_hex(context.text().as_bytes()), "bytes": context.text().len(), "parts": part_refs});
+        entry["package"] = json!({"url": url, "sha256": context.package_sha256(), "bytes": context.text().len(), "parts": part_refs});
         entries.push(entry);
         for (i, p) in parts.into_iter().enumerate() {
             files.push((format!("parts/{}-{i:03}.json", q.id), p.json));
