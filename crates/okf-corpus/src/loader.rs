@@ -40,6 +40,14 @@ pub struct LoadStats {
 }
 
 impl ShardCache {
+    /// Keeps a verified, parsed file for later calls.
+    fn insert(&self, key: CacheKey, value: Parsed) {
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, value);
+    }
+
     pub(crate) fn stats(&self) -> LoadStats {
         *self.loads.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -167,15 +175,18 @@ fn read_checked(source: &dyn CorpusSource, r: &FileRef) -> Result<(Text, DigestC
         Err(_) => return Err(not_utf8(r)),
     };
     let shared = Arc::clone(&text);
-    let spawned = std::thread::Builder::new()
-        .name("okf-corpus-digest".into())
-        .spawn(move || sha256_hex(shared.as_bytes()));
+    let spawned = digest_thread().spawn(move || sha256_hex(shared.as_bytes()));
     match spawned {
         Ok(handle) => Ok((text, DigestCheck::Running(handle))),
         // No thread to be had: check in line.
         Err(_) if sha256_hex(text.as_bytes()) == r.sha256 => Ok((text, DigestCheck::Done)),
         Err(_) => Err(digest_differs(r)),
     }
+}
+
+/// The thread a large file's SHA-256 runs on.
+fn digest_thread() -> std::thread::Builder {
+    std::thread::Builder::new().name("okf-corpus-digest".into())
 }
 
 /// Waits for a digest running on another thread and compares it with the reference.
@@ -193,9 +204,7 @@ pub(crate) fn digest_beside<T>(bytes: &[u8], parse: impl FnOnce() -> T) -> (T, S
         return (parse(), sha256_hex(bytes));
     }
     std::thread::scope(|scope| {
-        let digest = std::thread::Builder::new()
-            .name("okf-corpus-digest".into())
-            .spawn_scoped(scope, || sha256_hex(bytes));
+        let digest = digest_thread().spawn_scoped(scope, || sha256_hex(bytes));
         let parsed = parse();
         let digest = match digest {
             Ok(handle) => handle.join().unwrap_or_else(|_| sha256_hex(bytes)),
@@ -260,13 +269,7 @@ impl<'c> Fetcher<'c> {
         let mut first_error = None;
         for p in self.pending.drain(..) {
             match finish_digest(&p.file, p.digest) {
-                Ok(()) => {
-                    self.cache
-                        .entries
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .insert(p.key, p.value);
-                }
+                Ok(()) => self.cache.insert(p.key, p.value),
                 Err(e) => {
                     first_error.get_or_insert(e);
                 }
@@ -372,13 +375,7 @@ impl<'c> Fetcher<'c> {
                 drop(stats);
                 let parsed = Arc::clone(&value);
                 match digest {
-                    DigestCheck::Done => {
-                        self.cache
-                            .entries
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .insert(key, parsed);
-                    }
+                    DigestCheck::Done => self.cache.insert(key, parsed),
                     DigestCheck::Running(handle) => self.pending.push(Pending {
                         key,
                         file: r.clone(),

@@ -504,7 +504,7 @@ impl Walk<'_> {
         let next_quote = memchr::memchr(b'"', &bytes[start..]).map_or(bytes.len(), |i| start + i);
         let end = memchr::memrchr(b']', &bytes[start..next_quote]).map_or(start, |i| start + i + 1);
         if end == start || memchr::memchr2(b'{', b'}', &bytes[start..end]).is_some() {
-            self.at = end.max(start);
+            self.at = end;
             return Err(self.error(field, "a posting list must be a bracketed list of rows"));
         }
         self.at = end;

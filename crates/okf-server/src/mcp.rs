@@ -54,6 +54,16 @@ struct ToolList {
     tools: Arc<[Tool]>,
 }
 
+impl ToolList {
+    /// A list for no registry: the first [`OkfMcp::tools`] call builds it.
+    fn unbuilt() -> Self {
+        ToolList {
+            registry: Weak::new(),
+            tools: Arc::from([]),
+        }
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ContextArgs {
@@ -468,17 +478,13 @@ fn conformance_fixture_tool() -> Tool {
 }
 
 impl OkfMcp {
-    /// A handler over the shared service, with the tool list for its current registry.
+    /// A handler over the shared service; its tool list is built for the registry served when
+    /// it is first asked for.
     pub fn new(service: Arc<Service>) -> Self {
-        let registry = service.registry();
-        let tools = ToolList {
-            registry: Arc::downgrade(&registry),
-            tools: build_tools(&registry, false),
-        };
         OkfMcp {
             service,
             conformance_fixture: false,
-            tools: Arc::new(Mutex::new(tools)),
+            tools: Arc::new(Mutex::new(ToolList::unbuilt())),
         }
     }
 
@@ -488,14 +494,9 @@ impl OkfMcp {
     /// 2020-12 input schema verbatim (`$schema`, `$defs`, `additionalProperties`); it calls
     /// nothing. A call returns a fixed text and never touches the service.
     pub fn with_conformance_fixture(self) -> Self {
-        let registry = self.service.registry();
-        let tools = ToolList {
-            registry: Arc::downgrade(&registry),
-            tools: build_tools(&registry, true),
-        };
         OkfMcp {
             conformance_fixture: true,
-            tools: Arc::new(Mutex::new(tools)),
+            tools: Arc::new(Mutex::new(ToolList::unbuilt())),
             ..self
         }
     }
