@@ -29,6 +29,7 @@ mod index;
 pub mod model;
 mod package;
 mod pass;
+mod public;
 mod regime;
 mod resolve;
 mod stored;
@@ -44,6 +45,7 @@ pub use error::{BudgetRule, Error, IndexRule, PackageRule, QuestionRule, UnitRul
 pub use index::{AliasGroup, ContextIndex, Governance};
 pub use model::Binding;
 pub use package::{Assembled, ENGINE_ID, PACKAGE_SCHEMA, REGIME_PROFILE};
+pub use public::{RESTRICTED_LABEL, RESTRICTED_TEXT, public_projection, restricted_only_strings};
 pub use regime::{AsOf, RegimeOutcome};
 pub use resolve::{Ambiguity, RESOLUTION_WORK_LIMIT, Resolution, ResolvedConcept, resolve};
 pub use stored::{

@@ -978,8 +978,13 @@ const BINDING_URL_HEADER: &str = "okf-binding-url";
 /// Header naming the binding digest the server records for a served index.
 const BINDING_SHA256_HEADER: &str = "okf-binding-sha256";
 
-/// The verified bytes of an allow-listed index (read-only), with the binding the server
-/// records in its packages, so the page can assemble the same package locally.
+/// Header naming the SHA-256 of the index bytes served (the file's own digest, or that of its
+/// public projection when the version holds restricted records).
+const INDEX_SHA256_HEADER: &str = "okf-index-sha256";
+
+/// The public bytes of an allow-listed index (read-only: the verified file, or its public
+/// projection when it holds restricted records), with the binding the server records in its
+/// packages, so the page can assemble the same package locally.
 async fn index_file(
     State(state): State<AppState>,
     Path((bundle, version)): Path<(String, String)>,
@@ -988,9 +993,10 @@ async fn index_file(
         Ok(found) => found,
         Err(e) => return service_error(&e),
     };
-    let (Ok(url), Ok(sha)) = (
+    let (Ok(url), Ok(sha), Ok(served_sha)) = (
         HeaderValue::from_str(&loaded.binding.index_url),
         HeaderValue::from_str(&loaded.binding.index_sha256),
+        HeaderValue::from_str(&loaded.public_sha256),
     ) else {
         return error_body(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -1001,12 +1007,13 @@ async fn index_file(
     };
     let mut response = (
         [(header::CONTENT_TYPE, "application/json")],
-        Body::from(loaded.bytes.clone()),
+        Body::from(loaded.public_bytes.clone()),
     )
         .into_response();
     let headers = response.headers_mut();
     headers.insert(BINDING_URL_HEADER, url);
     headers.insert(BINDING_SHA256_HEADER, sha);
+    headers.insert(INDEX_SHA256_HEADER, served_sha);
     response.extensions_mut().insert(LogFields {
         bundle: Some(bundle),
         evidence_status: None,

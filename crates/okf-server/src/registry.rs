@@ -123,10 +123,30 @@ pub struct LoadedVersion {
     pub index: Arc<ContextIndex>,
     /// Binding recorded in packages: the declared URL and the file's SHA-256.
     pub binding: Binding,
-    /// The verified file bytes, served read-only so the page can assemble locally.
-    pub bytes: bytes::Bytes,
+    /// What `GET /api/bundles/{b}/versions/{v}/index` serves so the page can assemble
+    /// locally: the verified file bytes when every record is public, else the index's public
+    /// projection ([`okf_engine::public_projection`]), which assembles the same packages under
+    /// the same binding and holds no restricted text.
+    pub public_bytes: bytes::Bytes,
+    /// Lowercase hex SHA-256 of [`LoadedVersion::public_bytes`].
+    pub public_sha256: String,
     /// Packages use the richer profile by default (registry `package_profile = "regimes"`).
     pub regime_profile: bool,
+}
+
+impl LoadedVersion {
+    /// A verified index, its binding and the bytes it was read from.
+    pub fn new(index: ContextIndex, binding: Binding, file_bytes: bytes::Bytes) -> Self {
+        let public_bytes =
+            okf_engine::public_projection(&index).map_or(file_bytes, bytes::Bytes::from);
+        LoadedVersion {
+            public_sha256: okf_engine::canonical::sha256_hex(&public_bytes),
+            public_bytes,
+            index: Arc::new(index),
+            binding,
+            regime_profile: false,
+        }
+    }
 }
 
 /// A version entry as listed by `/api/bundles`.
@@ -221,12 +241,11 @@ impl Registry {
             index_url: binding.index_url.clone(),
             published: None,
             retained: None,
-            state: Ok(LoadedVersion {
-                index: Arc::new(index),
+            state: Ok(LoadedVersion::new(
+                index,
                 binding,
-                bytes: bytes::Bytes::copy_from_slice(index_json.as_bytes()),
-                regime_profile: false,
-            }),
+                bytes::Bytes::copy_from_slice(index_json.as_bytes()),
+            )),
         };
         let mut registry = Registry::default();
         registry.bundles.insert(
@@ -561,12 +580,7 @@ fn load_version(
     let value: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| format!("index is not JSON: {e}"))?;
     let index = ContextIndex::from_value(value, snapshot).map_err(|e| e.to_string())?;
-    Ok(LoadedVersion {
-        index: Arc::new(index),
-        binding,
-        bytes: bytes.into(),
-        regime_profile: false,
-    })
+    Ok(LoadedVersion::new(index, binding, bytes.into()))
 }
 
 #[cfg(test)]
