@@ -204,6 +204,28 @@ pub struct Manifest {
     pub extensions: Option<Value>,
 }
 
+impl Manifest {
+    /// Every stored file the manifest names, with its exact stored length: the base index,
+    /// the record, discovery, posting and adjacency shards. A server checks them all at start-up
+    /// so that a deleted or truncated file is reported before a question needs it.
+    pub fn stored_files(&self) -> Vec<(&str, u64)> {
+        let inventories = std::iter::once(&self.records).chain(self.discovery.as_ref());
+        let buckets = self
+            .search
+            .shards
+            .values()
+            .chain(self.relationships.iter().flat_map(|r| r.shards.values()));
+        std::iter::once((self.base_index.path.as_str(), self.base_index.bytes))
+            .chain(
+                inventories
+                    .flat_map(|i| i.shards.iter())
+                    .map(|s| (s.path.as_str(), s.bytes)),
+            )
+            .chain(buckets.map(|f| (f.path.as_str(), f.bytes)))
+            .collect()
+    }
+}
+
 /// The manifest's corpus version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Version {

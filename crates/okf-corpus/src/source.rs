@@ -59,7 +59,8 @@ impl CorpusSource for MemorySource {
 }
 
 /// Files under one local directory. Paths arrive already confined (no `..`, no absolute
-/// paths); symlinks that leave the directory are refused as well.
+/// paths); symlinks that leave the directory are refused as well, and so is anything but a
+/// regular file (a FIFO or device would never end).
 #[cfg(feature = "fs")]
 #[derive(Debug, Clone)]
 pub struct DirSource {
@@ -99,9 +100,15 @@ impl CorpusSource for DirSource {
             ));
         }
         let file = std::fs::File::open(&real).map_err(|e| SourceError::Other(e.to_string()))?;
+        let metadata = file
+            .metadata()
+            .map_err(|e| SourceError::Other(e.to_string()))?;
+        if !metadata.is_file() {
+            return Err(SourceError::Other("is not a regular file".into()));
+        }
         // Sized from the file's length (capped by the limit) so a large shard is read into one
         // allocation instead of a doubling series.
-        let expected = file.metadata().map_or(0, |m| m.len()).min(limit);
+        let expected = metadata.len().min(limit);
         let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0) + 1);
         // Read one byte past the limit to tell "exactly at the limit" from "over it".
         file.take(limit.saturating_add(1))

@@ -263,11 +263,19 @@ async fn workbench_file(
     State(state): State<AppState>,
     axum::extract::Path((id, path)): axum::extract::Path<(String, String)>,
 ) -> Response {
+    use crate::workbench::FileError;
     match crate::workbench::read_file(&state.service.registry().workbenches, &id, &path) {
         Ok(bytes) => ([(header::CONTENT_TYPE, "application/json")], bytes).into_response(),
-        Err(
-            crate::workbench::FileError::NotListed(m) | crate::workbench::FileError::Unavailable(m),
-        ) => error_body(StatusCode::NOT_FOUND, "not_found", &m, Some("path")),
+        Err(FileError::NotListed(m) | FileError::Absent(m)) => {
+            error_body(StatusCode::NOT_FOUND, "not_found", &m, Some("path"))
+        }
+        // Never the bytes: what is on disk is not what the manifest admitted.
+        Err(FileError::Unverified(m)) => error_body(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "workbench_file_unverified",
+            &m,
+            Some("path"),
+        ),
     }
 }
 
@@ -924,12 +932,17 @@ async fn bundles(State(state): State<AppState>) -> Response {
         .corpora
         .values()
         .map(|c| {
+            let state = match (&c.state, c.not_ready()) {
+                (Err(_), _) => "refused",
+                (Ok(_), Some(_)) => "not_ready",
+                (Ok(_), None) => "ready",
+            };
             let mut row = json!({
                 "id": c.id,
-                "state": if c.state.is_ok() { "ready" } else { "refused" },
+                "state": state,
                 "manifest_sha256": c.manifest_sha256,
             });
-            if let (Err(reason), Value::Object(map)) = (&c.state, &mut row) {
+            if let (Some(reason), Value::Object(map)) = (c.not_ready(), &mut row) {
                 map.insert("reason".into(), json!(reason));
             }
             row
@@ -955,15 +968,46 @@ async fn health(State(state): State<AppState>) -> Response {
             })
         })
         .collect();
-    let all_ready = rows.iter().all(|r| r["ready"] == true) && !rows.is_empty();
+    let registry = state.service.registry();
+    let corpora = readiness_rows(registry.corpora.values().map(|c| (&c.id, c.not_ready())));
+    let workbenches = readiness_rows(
+        registry
+            .workbenches
+            .values()
+            .map(|w| (&w.id, w.not_ready())),
+    );
+    let log = crate::metrics::log_sink();
+    let all_ready = rows
+        .iter()
+        .chain(&corpora)
+        .chain(&workbenches)
+        .all(|r| r["ready"] == true)
+        && !registry.is_empty()
+        && log.healthy;
     let body = json!({
         "status": if all_ready { "ok" } else { "degraded" },
         "engine": okf_engine::ENGINE_ID,
         "bundles": rows,
+        "corpora": corpora,
+        "workbenches": workbenches,
+        "log": {"ok": log.healthy, "lines_dropped": log.dropped},
     });
     // Liveness: 200 while the process answers, whatever the bundles' state; readiness (a
     // refused bundle means 503) is GET /ready, so a refused file never restarts a replica.
     json_response(body.to_string())
+}
+
+/// `{id, ready, reason?}` rows of `/health` for corpora and workbenches.
+fn readiness_rows<'a>(items: impl Iterator<Item = (&'a String, Option<String>)>) -> Vec<Value> {
+    items
+        .map(|(id, reason)| {
+            let mut row = json!({"id": id, "ready": reason.is_none()});
+            if let (Some(reason), Value::Object(map)) = (reason, &mut row) {
+                map.insert("reason".into(), json!(reason));
+            }
+            row
+        })
+        .collect()
 }
 
 async fn schema(Path(name): Path<String>) -> Response {

@@ -9,7 +9,8 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry as MetricRegistry;
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{LazyLock, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::registry::Registry;
@@ -39,6 +40,43 @@ struct Outcome {
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct VersionState {
     state: &'static str,
+}
+
+/// Log lines the process could not write (a full disk, a closed pipe, a reader that stopped
+/// reading), counted by whatever writes the log. The log sink is the process's (standard
+/// error), so these are process-wide; every [`Metrics`] publishes them.
+static LOG_LINES_DROPPED: LazyLock<Counter> = LazyLock::new(Counter::default);
+/// Whether the last attempt to write a log line failed.
+static LOG_SINK_FAILING: AtomicBool = AtomicBool::new(false);
+
+/// Records a log line that could not be written: service goes on, the line is counted.
+pub fn log_line_dropped(sink_failed: bool) {
+    LOG_LINES_DROPPED.inc();
+    if sink_failed {
+        LOG_SINK_FAILING.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Records a log line written: the sink works (again).
+pub fn log_line_written() {
+    LOG_SINK_FAILING.store(false, Ordering::Relaxed);
+}
+
+/// The state of the process's log sink, as `/health` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogSinkState {
+    /// False while the last write failed.
+    pub healthy: bool,
+    /// Lines dropped since the process started.
+    pub dropped: u64,
+}
+
+/// The log sink's state now.
+pub fn log_sink() -> LogSinkState {
+    LogSinkState {
+        healthy: !LOG_SINK_FAILING.load(Ordering::Relaxed),
+        dropped: LOG_LINES_DROPPED.get(),
+    }
 }
 
 /// Request latency buckets: 0.25 ms to about 4 s, doubling.
@@ -111,6 +149,11 @@ impl Default for Metrics {
             "bundle_versions",
             "Declared bundle versions by state: ready, retained (old verified copy) or refused",
             versions.clone(),
+        );
+        registry.register(
+            "log_lines_dropped",
+            "Log lines that could not be written (a failing or stalled log sink); service goes on",
+            LOG_LINES_DROPPED.clone(),
         );
         Metrics {
             registry,

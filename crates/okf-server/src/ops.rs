@@ -19,10 +19,26 @@ use std::time::Instant;
 /// Content type of the OpenMetrics text exposition.
 pub const METRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// Logs every refused version and every version kept on its old verified copy.
+/// Logs, one line each, everything declared that cannot be served, and every version or
+/// workbench kept on what was verified earlier.
 pub fn log_registry_problems(registry: &Registry) {
-    for (bundle, version, reason) in registry.refusals() {
-        tracing::warn!(target: "okf::registry", bundle, version, reason, "bundle version refused");
+    for problem in registry.not_ready() {
+        match &problem.version {
+            Some(version) => tracing::warn!(
+                target: "okf::registry",
+                bundle = %problem.id,
+                version = %version,
+                reason = %problem.reason,
+                "bundle version refused"
+            ),
+            None => tracing::warn!(
+                target: "okf::registry",
+                kind = problem.kind,
+                id = %problem.id,
+                reason = %problem.reason,
+                "{} not ready", problem.kind
+            ),
+        }
     }
     for (bundle, version, reason) in registry.retained() {
         tracing::warn!(
@@ -33,6 +49,26 @@ pub fn log_registry_problems(registry: &Registry) {
             "bundle version file refused; the copy verified earlier keeps serving"
         );
     }
+    for entry in registry.workbenches.values() {
+        if let Some(reason) = &entry.retained {
+            tracing::warn!(
+                target: "okf::registry",
+                workbench = %entry.id,
+                reason = %reason,
+                "workbench manifest refused; the manifest admitted earlier keeps serving"
+            );
+        }
+    }
+}
+
+/// One `/ready` and `/health` row for something that cannot be served: bundle rows keep the
+/// `{bundle, version, reason}` shape, corpus and workbench rows name their own kind.
+pub fn not_ready_row(problem: &crate::registry::NotReady) -> Value {
+    let mut row = json!({"kind": problem.kind, problem.kind: problem.id, "reason": problem.reason});
+    if let (Some(version), Value::Object(map)) = (&problem.version, &mut row) {
+        map.insert("version".into(), json!(version));
+    }
+    row
 }
 
 /// Re-reads and re-verifies the registry file and swaps it in whole. A registry file that
@@ -78,25 +114,33 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>(service: Arc<Service>) ->
         .with_state(service)
 }
 
-/// The readiness report: 200 when every declared bundle version can be served (freshly
-/// verified, or from its old verified copy after a refused reload); 503 naming each version
-/// that cannot. Refused files and a failed reload are named either way.
+/// The readiness report: 200 when everything the registry declares (bundle versions,
+/// corpora, workbenches) can be served, freshly verified or from what was verified before a
+/// refused reload, and there is something to serve; 503 naming each that cannot, with why.
+/// Copies kept after a refused reload and a failed reload are named either way.
 pub fn readiness(service: &Service) -> (bool, Value) {
     let registry = service.registry();
-    let rows = |list: Vec<(String, String, String)>| -> Vec<Value> {
-        list.into_iter()
-            .map(|(bundle, version, reason)| {
-                json!({"bundle": bundle, "version": version, "reason": reason})
-            })
-            .collect()
-    };
-    let refused = rows(registry.refusals());
-    let retained = rows(registry.retained());
-    let ready = refused.is_empty() && !registry.bundles.is_empty();
+    let problems = registry.not_ready();
+    let refused: Vec<Value> = problems.iter().map(not_ready_row).collect();
+    let mut retained: Vec<Value> = registry
+        .retained()
+        .into_iter()
+        .map(|(bundle, version, reason)| {
+            json!({"bundle": bundle, "version": version, "reason": reason})
+        })
+        .collect();
+    retained.extend(registry.workbenches.values().filter_map(|w| {
+        w.retained
+            .as_ref()
+            .map(|reason| json!({"kind": "workbench", "workbench": w.id, "reason": reason}))
+    }));
+    let ready = problems.is_empty() && !registry.is_empty();
     let mut body = json!({
         "status": if ready { "ready" } else { "not_ready" },
         "engine": okf_engine::ENGINE_ID,
         "bundles": registry.bundles.keys().collect::<Vec<_>>(),
+        "corpora": registry.corpora.keys().collect::<Vec<_>>(),
+        "workbenches": registry.workbenches.keys().collect::<Vec<_>>(),
         "refused": refused,
         "retained": retained,
     });

@@ -60,6 +60,54 @@ pub struct CorpusEntry {
     pub manifest_sha256: String,
     /// The opened corpus and its binding, or why it was refused.
     pub state: Result<(Arc<okf_corpus::Corpus>, Binding), String>,
+    /// Set once a question found a stored file that failed verification: the corpus is then
+    /// not ready until a reload opens it afresh.
+    pub failure: Arc<std::sync::Mutex<Option<String>>>,
+}
+
+impl CorpusEntry {
+    /// Why this corpus cannot be served (refused, or a file failed verification).
+    pub fn not_ready(&self) -> Option<String> {
+        match &self.state {
+            Err(reason) => Some(reason.clone()),
+            Ok(_) => self
+                .failure
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone(),
+        }
+    }
+
+    /// Records that a stored file failed verification (logged once, the first time).
+    pub fn fail(&self, reason: &str) {
+        let mut failure = self
+            .failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if failure.is_none() {
+            tracing::error!(
+                target: "okf::registry",
+                corpus = %self.id,
+                reason,
+                "corpus file failed verification; the corpus is not ready"
+            );
+            *failure = Some(reason.to_owned());
+        }
+    }
+}
+
+/// Something the registry declares that cannot be served, as `/ready`, `/health` and the log
+/// name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotReady {
+    /// `bundle`, `corpus` or `workbench`.
+    pub kind: &'static str,
+    /// Its logical id.
+    pub id: String,
+    /// The version, for a bundle.
+    pub version: Option<String>,
+    /// Why.
+    pub reason: String,
 }
 
 /// One `[[bundle]]` entry.
@@ -412,6 +460,7 @@ impl Registry {
                     id: decl.id,
                     manifest_sha256: decl.sha256,
                     state,
+                    failure: Arc::default(),
                 },
             );
         }
@@ -454,7 +503,60 @@ impl Registry {
                 }
             }
         }
+        // The same for a workbench whose manifest (same file) can no longer be admitted.
+        for entry in next.workbenches.values_mut() {
+            let Err(reason) = &entry.state else {
+                continue;
+            };
+            let kept = previous
+                .workbenches
+                .get(&entry.id)
+                .filter(|old| old.manifest_path == entry.manifest_path)
+                .and_then(|old| old.state.as_ref().ok());
+            if let Some(old) = kept {
+                entry.retained = Some(reason.clone());
+                entry.state = Ok(old.clone());
+            }
+        }
         Ok(next)
+    }
+
+    /// Everything declared that cannot be served now, bundles, corpora and workbenches alike:
+    /// the one readiness rule `/ready`, `/health` and `/api/bundles` share. A bundle counts by
+    /// each version; a version kept on its earlier verified copy is servable.
+    pub fn not_ready(&self) -> Vec<NotReady> {
+        let versions = self.bundles.values().flat_map(|b| {
+            b.versions.values().filter_map(|v| {
+                v.state.as_ref().err().map(|reason| NotReady {
+                    kind: "bundle",
+                    id: b.id.clone(),
+                    version: Some(v.name.clone()),
+                    reason: reason.clone(),
+                })
+            })
+        });
+        let corpora = self.corpora.values().filter_map(|c| {
+            c.not_ready().map(|reason| NotReady {
+                kind: "corpus",
+                id: c.id.clone(),
+                version: None,
+                reason,
+            })
+        });
+        let workbenches = self.workbenches.values().filter_map(|w| {
+            w.not_ready().map(|reason| NotReady {
+                kind: "workbench",
+                id: w.id.clone(),
+                version: None,
+                reason,
+            })
+        });
+        versions.chain(corpora).chain(workbenches).collect()
+    }
+
+    /// Whether the registry declares anything at all to serve.
+    pub fn is_empty(&self) -> bool {
+        self.bundles.is_empty() && self.corpora.is_empty() && self.workbenches.is_empty()
     }
 
     /// Versions served from a copy verified before a reload whose file no longer verified,
@@ -551,6 +653,21 @@ fn load_corpus(
             "manifest SHA-256 is {}, registry declares {sha256}",
             corpus.manifest_sha256()
         ));
+    }
+    // Shards are hashed when a question first reads them; a deleted or truncated one is found
+    // here already, so readiness never reports a corpus that cannot answer.
+    for (path, bytes) in corpus.manifest().stored_files() {
+        match std::fs::metadata(dir.join(path)) {
+            Ok(m) if m.is_file() && m.len() == bytes => {}
+            Ok(m) if m.is_file() => {
+                return Err(format!(
+                    "stored file {path} has {} bytes, the manifest declares {bytes}",
+                    m.len()
+                ));
+            }
+            Ok(_) => return Err(format!("stored file {path} is not a regular file")),
+            Err(_) => return Err(format!("stored file {path} is missing")),
+        }
     }
     Ok((Arc::new(corpus), binding))
 }

@@ -601,10 +601,15 @@ impl Service {
             .assemble(&req.question, &budget, Some(binding))
             .map_err(|e| match e {
                 okf_corpus::Error::Engine(e) => ServiceError::Engine(e),
-                other => ServiceError::CorpusUnavailable {
-                    corpus: entry.id.clone(),
-                    reason: other.to_string(),
-                },
+                // A stored file is missing, altered or malformed: the corpus is not ready.
+                other => {
+                    let reason = other.to_string();
+                    entry.fail(&reason);
+                    ServiceError::CorpusUnavailable {
+                        corpus: entry.id.clone(),
+                        reason,
+                    }
+                }
             })?;
         let package = Arc::new(answer.assembled);
         self.ops

@@ -1,13 +1,18 @@
-//! Evidence workbench directories served read-only (issue 12): a registry `[[workbench]]`
-//! entry names a manifest file; at start-up it is admitted (`okf-evidence-workbench.v1`), and
-//! from then on only the manifest itself and the package and part paths it lists can be read,
-//! under `/workbench/{id}/…`. Requests never name a URL, and nothing is fetched from one.
+//! Evidence workbench directories served read-only: a registry `[[workbench]]` entry names a
+//! manifest file; at start-up (and on reload) it is admitted (`okf-evidence-workbench.v1`),
+//! and from then on only the admitted manifest itself (its bytes as admitted, held in memory)
+//! and the package and part files it lists can be read, under `/workbench/{id}/…`, and each
+//! file only while its bytes match the SHA-256 (and, for parts, the length) the manifest
+//! declares. Requests never name a URL, and nothing is fetched from one.
 
+use okf_corpus::source::DirSource;
+use okf_corpus::{CorpusSource, SourceError};
 use okf_workbench::manifest::{self, MAX_MANIFEST_BYTES, MAX_PACKAGE_BYTES, MAX_PART_BYTES};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// One `[[workbench]]` entry of the registry file.
 #[derive(Debug, Deserialize)]
@@ -19,19 +24,58 @@ pub struct WorkbenchDecl {
     pub manifest: PathBuf,
 }
 
+/// What the admitted manifest declares about one servable file.
+#[derive(Debug, Clone)]
+struct Declared {
+    /// Lowercase hex SHA-256 the bytes must have.
+    sha256: String,
+    /// Exact length, where the manifest declares one (parts).
+    bytes: Option<u64>,
+    /// Largest length read.
+    cap: usize,
+}
+
 /// An admitted workbench directory.
 #[derive(Debug, Clone)]
 pub struct Workbench {
-    /// The directory holding the manifest.
-    pub dir: PathBuf,
     /// `sha256:` of the manifest bytes.
     pub snapshot_id: String,
     /// Title.
     pub title: String,
     /// Number of questions.
     pub questions: usize,
-    /// Servable paths (decoded) with their byte caps.
-    pub files: BTreeMap<String, usize>,
+    /// The manifest bytes as admitted; served from memory, whatever happens to the file.
+    manifest: bytes::Bytes,
+    /// Confined reads under the manifest's directory (the real path must stay inside it).
+    source: DirSource,
+    /// Package and part paths (decoded) with what the manifest declares about them.
+    files: BTreeMap<String, Declared>,
+    /// Set once a listed file failed verification: the workbench is then not ready.
+    failure: Arc<Mutex<Option<String>>>,
+}
+
+impl Workbench {
+    /// Why the workbench is not ready, once a listed file failed verification.
+    pub fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Records a verification failure (logged once, the first time).
+    fn fail(&self, id: &str, reason: &str) {
+        let mut failure = self.failure.lock().unwrap_or_else(PoisonError::into_inner);
+        if failure.is_none() {
+            tracing::error!(
+                target: "okf::workbench",
+                workbench = id,
+                reason,
+                "workbench file failed verification; the workbench is not ready"
+            );
+            *failure = Some(reason.to_owned());
+        }
+    }
 }
 
 /// A registry workbench: admitted, or refused with the reason.
@@ -39,8 +83,23 @@ pub struct Workbench {
 pub struct WorkbenchEntry {
     /// Logical id.
     pub id: String,
+    /// The manifest file the registry declares.
+    pub manifest_path: PathBuf,
     /// The admitted workbench, or why it was refused.
     pub state: Result<Workbench, String>,
+    /// Set by a reload that could not admit the manifest while the one admitted earlier keeps
+    /// serving: why the new manifest was refused.
+    pub retained: Option<String>,
+}
+
+impl WorkbenchEntry {
+    /// Why this workbench cannot be served (refused, or a file failed verification).
+    pub fn not_ready(&self) -> Option<String> {
+        match &self.state {
+            Err(reason) => Some(reason.clone()),
+            Ok(wb) => wb.failure(),
+        }
+    }
 }
 
 /// The name the manifest is served under.
@@ -50,35 +109,56 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 /// clients opening such a case get a clear error naming the missing file).
 pub fn load(base: &Path, decl: &WorkbenchDecl) -> WorkbenchEntry {
     let path = base.join(&decl.manifest);
-    let state = (|| {
-        let bytes =
-            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        if bytes.len() > MAX_MANIFEST_BYTES {
-            return Err(format!(
-                "{} is over {MAX_MANIFEST_BYTES} bytes",
-                path.display()
-            ));
-        }
-        let m = manifest::admit(&bytes).map_err(|e| e.to_string())?;
-        let mut files = BTreeMap::from([(MANIFEST_FILE.to_owned(), MAX_MANIFEST_BYTES)]);
-        for case in &m.cases {
-            files.insert(manifest::decode_path(&case.package.url)?, MAX_PACKAGE_BYTES);
-            for part in &case.package.parts {
-                files.insert(manifest::decode_path(&part.url)?, MAX_PART_BYTES);
-            }
-        }
-        Ok(Workbench {
-            dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
-            snapshot_id: m.snapshot_id,
-            title: m.title,
-            questions: m.cases.len(),
-            files,
-        })
-    })();
     WorkbenchEntry {
         id: decl.id.clone(),
-        state,
+        state: admit(&path),
+        manifest_path: path,
+        retained: None,
     }
+}
+
+fn admit(path: &Path) -> Result<Workbench, String> {
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let source =
+        DirSource::new(&dir).map_err(|e| format!("cannot open the workbench directory: {e}"))?;
+    let bytes = source
+        .read(&name, MAX_MANIFEST_BYTES as u64)
+        .map_err(|e| match e {
+            SourceError::NotFound => "cannot read the manifest: it does not exist".to_owned(),
+            SourceError::TooLarge => format!("the manifest is over {MAX_MANIFEST_BYTES} bytes"),
+            SourceError::Other(why) => format!("cannot read the manifest: {why}"),
+        })?;
+    let m = manifest::admit(&bytes).map_err(|e| e.to_string())?;
+    let mut files = BTreeMap::new();
+    for case in &m.cases {
+        let package = Declared {
+            sha256: case.package.sha256.clone(),
+            bytes: None,
+            cap: MAX_PACKAGE_BYTES,
+        };
+        files.insert(manifest::decode_path(&case.package.url)?, package);
+        for part in &case.package.parts {
+            let declared = Declared {
+                sha256: part.sha256.clone(),
+                bytes: Some(part.bytes),
+                cap: MAX_PART_BYTES,
+            };
+            files.insert(manifest::decode_path(&part.url)?, declared);
+        }
+    }
+    Ok(Workbench {
+        snapshot_id: m.snapshot_id,
+        title: m.title,
+        questions: m.cases.len(),
+        manifest: bytes.into(),
+        source,
+        files,
+        failure: Arc::default(),
+    })
 }
 
 /// Why a workbench file cannot be served.
@@ -86,43 +166,80 @@ pub fn load(base: &Path, decl: &WorkbenchDecl) -> WorkbenchEntry {
 pub enum FileError {
     /// No such workbench, or the path is not one its manifest lists.
     NotListed(String),
-    /// Listed but absent, unreadable or over its cap.
-    Unavailable(String),
+    /// Listed but absent (404).
+    Absent(String),
+    /// Listed and present, but its bytes are not the ones the manifest declares, or it is not
+    /// a regular file inside the workbench directory (503; the workbench is then not ready).
+    Unverified(String),
 }
 
-/// Reads one listed file of an admitted workbench.
+/// Reads one listed file of an admitted workbench, verified against its manifest.
 pub fn read_file(
     entries: &BTreeMap<String, WorkbenchEntry>,
     id: &str,
     path: &str,
-) -> Result<Vec<u8>, FileError> {
+) -> Result<bytes::Bytes, FileError> {
     let wb = entries
         .get(id)
         .and_then(|e| e.state.as_ref().ok())
         .ok_or_else(|| FileError::NotListed(format!("no admitted workbench {id:?}")))?;
-    let cap = *wb.files.get(path).ok_or_else(|| {
+    if path == MANIFEST_FILE {
+        return Ok(wb.manifest.clone());
+    }
+    let declared = wb.files.get(path).ok_or_else(|| {
         FileError::NotListed(format!("{path:?} is not a file of workbench {id:?}"))
     })?;
-    let file = wb.dir.join(path);
-    let len = std::fs::metadata(&file)
-        .map_err(|_| FileError::Unavailable(format!("{path} of workbench {id} is absent")))?
-        .len();
-    if len > cap as u64 {
-        return Err(FileError::Unavailable(format!(
-            "{path} of workbench {id} is over its {cap}-byte limit"
-        )));
+    let unverified = |why: &str| {
+        let reason = format!("{path} of workbench {id} {why}");
+        wb.fail(id, &reason);
+        FileError::Unverified(reason)
+    };
+    let bytes = match wb.source.read(path, declared.cap as u64) {
+        Ok(bytes) => bytes,
+        Err(SourceError::NotFound) => {
+            return Err(FileError::Absent(format!(
+                "{path} of workbench {id} is absent"
+            )));
+        }
+        Err(SourceError::TooLarge) => {
+            return Err(unverified(&format!(
+                "is over its {}-byte limit",
+                declared.cap
+            )));
+        }
+        Err(SourceError::Other(why)) => return Err(unverified(&format!("cannot be read: {why}"))),
+    };
+    if declared.bytes.is_some_and(|n| n != bytes.len() as u64) {
+        return Err(unverified("does not have the length its manifest declares"));
     }
-    std::fs::read(&file)
-        .map_err(|_| FileError::Unavailable(format!("{path} of workbench {id} is unreadable")))
+    if okf_engine::canonical::sha256_hex(&bytes) != declared.sha256 {
+        return Err(unverified(
+            "does not match the SHA-256 its manifest declares",
+        ));
+    }
+    Ok(bytes.into())
 }
 
 /// The `/api/workbenches` listing.
 pub fn listing(entries: &BTreeMap<String, WorkbenchEntry>) -> Value {
     let list: Vec<Value> = entries
         .values()
-        .map(|e| match &e.state {
-            Ok(wb) => json!({"id": e.id, "snapshot_id": wb.snapshot_id, "title": wb.title, "questions": wb.questions, "manifest": format!("/workbench/{}/{MANIFEST_FILE}", e.id)}),
-            Err(reason) => json!({"id": e.id, "error": reason}),
+        .map(|e| {
+            let mut row = match &e.state {
+                Ok(wb) => json!({"id": e.id, "snapshot_id": wb.snapshot_id, "title": wb.title, "questions": wb.questions, "manifest": format!("/workbench/{}/{MANIFEST_FILE}", e.id)}),
+                Err(reason) => json!({"id": e.id, "error": reason}),
+            };
+            if let Value::Object(map) = &mut row {
+                let state = if e.not_ready().is_some() { "not_ready" } else { "ready" };
+                map.insert("state".into(), json!(state));
+                if let (Ok(_), Some(reason)) = (&e.state, e.not_ready()) {
+                    map.insert("reason".into(), json!(reason));
+                }
+                if let Some(reason) = &e.retained {
+                    map.insert("retained".into(), json!(reason));
+                }
+            }
+            row
         })
         .collect();
     json!({"workbenches": list})

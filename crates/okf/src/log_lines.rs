@@ -3,8 +3,93 @@
 //! [`MAX_LINE_BYTES`], so no request-controlled value (a path, a tool name, a header) can
 //! forge a log line or flood the log. The HTTP layer already escapes and truncates the
 //! fields it logs; this guards every other target too.
+//!
+//! Lines go to standard error through [`Sink`]: a bounded queue and one writer thread, so a
+//! failing log (a full disk, `2>/dev/full`, a closed pipe) or a stalled one (a reader that
+//! stopped reading) costs log lines, never requests. A line that cannot be queued or written
+//! is dropped and counted (`okf_log_lines_dropped_total`, `/health`'s `log`).
 
 use std::io::{self, Write};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::time::Duration;
+
+/// Lines queued for the writer thread before further lines are dropped.
+const QUEUE_LINES: usize = 8192;
+
+/// What the writer thread receives.
+enum Message {
+    /// One finished line.
+    Line(Vec<u8>),
+    /// Answer on the channel once every earlier line was written.
+    Flush(SyncSender<()>),
+}
+
+/// The process's log sink: a bounded queue drained by one thread that writes to standard
+/// error. Cloning shares the queue.
+#[derive(Clone)]
+pub(crate) struct Sink {
+    queue: SyncSender<Message>,
+}
+
+impl Sink {
+    /// Starts the writer thread; `None` if the thread cannot be started.
+    pub(crate) fn to_stderr() -> Option<Sink> {
+        let (queue, lines) = sync_channel(QUEUE_LINES);
+        std::thread::Builder::new()
+            .name("okf-log".into())
+            .spawn(move || write_lines(&lines, &mut io::stderr()))
+            .ok()?;
+        Some(Sink { queue })
+    }
+
+    /// Waits, at most `bound`, until every line queued so far was written.
+    pub(crate) fn flush(&self, bound: Duration) {
+        let (done, wait) = sync_channel(1);
+        if self.queue.try_send(Message::Flush(done)).is_ok() {
+            let _ = wait.recv_timeout(bound);
+        }
+    }
+}
+
+/// Flushes the sink (for at most a second) when dropped.
+pub(crate) struct FlushOnDrop(pub(crate) Sink);
+
+impl Drop for FlushOnDrop {
+    fn drop(&mut self) {
+        self.0.flush(Duration::from_secs(1));
+    }
+}
+
+fn write_lines(lines: &Receiver<Message>, out: &mut impl Write) {
+    for message in lines {
+        match message {
+            Message::Line(line) => match out.write_all(&line) {
+                Ok(()) => okf_server::metrics::log_line_written(),
+                Err(_) => okf_server::metrics::log_line_dropped(true),
+            },
+            Message::Flush(done) => {
+                let _ = out.flush();
+                let _ = done.try_send(());
+            }
+        }
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self.queue.try_send(Message::Line(buf.to_vec())) {
+            Ok(()) => {}
+            // The writer is behind (a stalled reader) or gone: drop the line, keep serving.
+            Err(TrySendError::Full(_)) => okf_server::metrics::log_line_dropped(false),
+            Err(TrySendError::Disconnected(_)) => okf_server::metrics::log_line_dropped(true),
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
 
 /// Longest log line written, in bytes (before the newline).
 pub(crate) const MAX_LINE_BYTES: usize = 4096;

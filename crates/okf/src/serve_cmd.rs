@@ -95,8 +95,15 @@ pub(crate) enum ServeFailure {
 
 pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let sink = crate::log_lines::Sink::to_stderr().ok_or_else(|| {
+        ServeFailure::Runtime(std::io::Error::other("cannot start the log writer thread"))
+    })?;
+    let writer = sink.clone();
+    // Whichever way `run` returns, the lines queued so far are written before the process exits.
+    let _flush = crate::log_lines::FlushOnDrop(sink);
     let logs = tracing_subscriber::fmt()
-        .with_writer(move || crate::log_lines::OneLine::new(std::io::stderr(), ansi))
+        .with_writer(move || crate::log_lines::OneLine::new(writer.clone(), ansi))
+        .log_internal_errors(false)
         .with_target(true);
     match args.log_format {
         LogFormat::Text => logs.with_ansi(ansi).compact().init(),

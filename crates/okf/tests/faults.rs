@@ -255,3 +255,56 @@ fn requests_cannot_forge_or_flood_log_lines() {
         assert!(line.len() < 1_000, "a log line of {} bytes", line.len());
     }
 }
+
+fn serve_command() -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_okf"));
+    command.args(["serve", "--listen", "127.0.0.1:0"]);
+    command
+}
+
+fn borrow_question() -> serde_json::Value {
+    serde_json::json!({"bundle": "example", "question": "How do I borrow books?"})
+}
+
+#[test]
+fn a_full_log_disk_costs_log_lines_not_requests() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let server = Server::spawn_logging_to(serve_command(), full.into());
+    for _ in 0..3 {
+        assert_eq!(server.ask(&borrow_question()).status, 200);
+    }
+    let health = server.request("GET", "/health", &[], b"");
+    assert_eq!(health.status, 200);
+    let health = health.json();
+    assert_eq!(health["log"]["ok"], false, "{health}");
+    assert!(
+        health["log"]["lines_dropped"].as_u64() > Some(0),
+        "{health}"
+    );
+    assert_eq!(health["status"], "degraded", "{health}");
+    let metrics = server.request("GET", "/metrics", &[], b"").text();
+    let dropped = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("okf_log_lines_dropped_total "))
+        .and_then(|n| n.parse::<u64>().ok());
+    assert!(dropped > Some(3), "{metrics}");
+    server.stop();
+}
+
+#[test]
+fn a_log_reader_that_stopped_reading_costs_log_lines_not_requests() {
+    // A pipe nobody reads: once its buffer (64 KiB on Linux) is full, every write would block.
+    let (_reader, writer) = std::io::pipe().expect("a pipe");
+    let server = Server::spawn_logging_to(serve_command(), writer.into());
+    // About 150 bytes of log per request: well past the pipe buffer.
+    for n in 0..2_000 {
+        let r = server.request("GET", "/health", &[], b"");
+        assert_eq!(r.status, 200, "request {n}");
+    }
+    // The log writer is blocked on the pipe, and the asks go on.
+    assert_eq!(server.ask(&borrow_question()).status, 200);
+    server.stop();
+}

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Response, Server, example, okf, stderr, temp_dir};
+use common::{Response, Server, example, example_workbench, temp_dir};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
@@ -37,34 +37,14 @@ fn secrets() -> Vec<String> {
 /// A registry with the example bundle and a workbench built over it.
 fn registry() -> std::path::PathBuf {
     let dir = temp_dir("restricted-walk");
-    let questions = dir.join("questions.json");
-    let list: Vec<Value> = QUESTIONS
-        .iter()
-        .enumerate()
-        .map(|(n, q)| json!({"id": format!("q{n}"), "label": format!("Question {n}"), "question": q}))
-        .collect();
-    std::fs::write(&questions, json!({"questions": list}).to_string()).unwrap();
-    let out = dir.join("wb");
-    let _ = std::fs::remove_dir_all(&out);
-    let built = okf(&[
-        "workbench",
-        "build",
-        "--index",
-        &example("index.json"),
-        "--questions",
-        questions.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(built.status.success(), "{}", stderr(&built));
+    let manifest = example_workbench(&dir, &QUESTIONS);
     let index = example("index.json");
     let sha = okf_engine::canonical::sha256_hex(&std::fs::read(&index).unwrap());
     let registry = dir.join("registry.toml");
     std::fs::write(
         &registry,
         format!(
-            "[[bundle]]\nid = \"example\"\nindex = {index:?}\nsha256 = \"{sha}\"\nindex_url = \"https://example.org/okf-example/index.json\"\n\n[[workbench]]\nid = \"wb\"\nmanifest = {:?}\n",
-            out.join("manifest.json")
+            "[[bundle]]\nid = \"example\"\nindex = {index:?}\nsha256 = \"{sha}\"\nindex_url = \"https://example.org/okf-example/index.json\"\n\n[[workbench]]\nid = \"wb\"\nmanifest = {manifest:?}\n"
         ),
     )
     .unwrap();

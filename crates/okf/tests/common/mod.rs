@@ -73,10 +73,16 @@ impl Server {
     }
 
     /// Starts a prepared `okf serve` command and waits for its listening line.
-    pub fn spawn(mut command: Command) -> Server {
+    pub fn spawn(command: Command) -> Server {
+        Server::spawn_logging_to(command, Stdio::piped())
+    }
+
+    /// [`Server::spawn`] with the server's standard error going to `log` (read by the test
+    /// only when it is a pipe).
+    pub fn spawn_logging_to(mut command: Command, log: Stdio) -> Server {
         let mut child = command
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(log)
             .spawn()
             .expect("okf serve starts");
         let stdout = child.stdout.take().unwrap();
@@ -141,8 +147,19 @@ impl Server {
         self.addr.rsplit(':').next().unwrap().parse().unwrap()
     }
 
-    /// Stops the server and returns everything it logged.
+    /// Stops the server as an operator would (SIGTERM: it drains and writes its last log
+    /// lines; SIGKILL after 5 s) and returns everything it logged.
     pub fn stop(mut self) -> String {
+        let _ = Command::new("kill")
+            .args(["-s", "TERM", &self.child.id().to_string()])
+            .status();
+        let started = std::time::Instant::now();
+        while started.elapsed() < Duration::from_secs(5) {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
         self.stderr
@@ -353,4 +370,30 @@ pub fn imprisonment_question() -> String {
     )
     .unwrap();
     case["question"].as_str().unwrap().to_owned()
+}
+
+/// Builds a workbench over the embedded example bundle with `okf workbench build`, one case
+/// per question, into `dir/wb`; returns its manifest path.
+pub fn example_workbench(dir: &Path, questions: &[&str]) -> PathBuf {
+    let file = dir.join("questions.json");
+    let list: Vec<serde_json::Value> = questions
+        .iter()
+        .enumerate()
+        .map(|(n, q)| serde_json::json!({"id": format!("q{n}"), "label": format!("Question {n}"), "question": q}))
+        .collect();
+    std::fs::write(&file, serde_json::json!({"questions": list}).to_string()).unwrap();
+    let out = dir.join("wb");
+    let _ = std::fs::remove_dir_all(&out);
+    let built = okf(&[
+        "workbench",
+        "build",
+        "--index",
+        &example("index.json"),
+        "--questions",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    out.join("manifest.json")
 }
