@@ -343,13 +343,21 @@ fn log_safe(value: &str) -> String {
             out.push_str("...");
             break;
         }
-        if c.is_control() || c == '"' || c == '\\' || c == '\u{2028}' || c == '\u{2029}' {
+        if c.is_control() || c == '"' || c == '\\' || is_invisible_format(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
         }
     }
     out
+}
+
+/// Characters that change how a line reads without showing themselves: bidirectional
+/// controls (U+202A-U+202E, U+2066-U+2069, U+200E/U+200F, U+061C), zero-width and line or
+/// paragraph separators, the byte-order mark. Escaped in log fields so a logged path cannot
+/// reorder or hide what an operator reads.
+fn is_invisible_format(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
 }
 
 /// Security headers on every response, and one log line per request (never the question).
@@ -451,6 +459,16 @@ async fn framing_guard(State(state): State<AppState>, request: Request, next: Ne
             "transfer_coding_not_implemented",
             "only the chunked transfer coding is accepted",
             Some("Transfer-Encoding"),
+        );
+    }
+    // An origin server answers origin-form targets only: `GET http://other.example/…`
+    // (absolute form) is a proxy request, whatever the Host header says.
+    if request.uri().scheme().is_some() || request.uri().authority().is_some() {
+        return error_body(
+            StatusCode::BAD_REQUEST,
+            "absolute_target",
+            "the request target must be a path (origin form), not an absolute URL",
+            None,
         );
     }
     let target = request
@@ -643,6 +661,22 @@ async fn load_guard(State(state): State<AppState>, request: Request, next: Next)
     }
 }
 
+/// Whether a `Content-Type` value is `application/json` with no parameter other than
+/// `charset=utf-8` (JSON is UTF-8, RFC 8259 §8.1; any other declared charset is refused
+/// rather than silently read as UTF-8).
+fn is_utf8_json(value: &str) -> bool {
+    let mut parts = value.split(';');
+    let media_ok = parts
+        .next()
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
+    media_ok
+        && parts.all(|p| {
+            let (name, val) = p.split_once('=').unwrap_or((p, ""));
+            name.trim().eq_ignore_ascii_case("charset")
+                && val.trim().trim_matches('"').eq_ignore_ascii_case("utf-8")
+        })
+}
+
 /// POST bodies must be JSON; everything else is refused before a handler reads it.
 async fn content_type_guard(
     State(state): State<AppState>,
@@ -654,13 +688,12 @@ async fn content_type_guard(
             .headers()
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
+            .is_some_and(is_utf8_json);
         if !is_json {
             return error_body(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "unsupported_media_type",
-                "the body must be application/json",
+                "the body must be application/json (charset, if given, utf-8)",
                 Some("Content-Type"),
             );
         }
@@ -704,7 +737,7 @@ fn jsonrpc_error(status: StatusCode, id: Value, code: i64, message: &str) -> Res
 /// it; the checked bytes are passed on unchanged.
 async fn mcp_body_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if request.method() != Method::POST {
-        return next.run(request).await;
+        return as_jsonrpc_error(next.run(request).await).await;
     }
     let (parts, body) = request.into_parts();
     let Ok(bytes) = to_bytes(body, state.config.max_body_bytes).await else {
@@ -729,8 +762,52 @@ async fn mcp_body_guard(State(state): State<AppState>, request: Request, next: N
     let response = next.run(request).await;
     match slot.take() {
         Some((package, escaped)) => splice_package(response, &package, escaped).await,
-        None => response,
+        None => as_jsonrpc_error(response).await,
     }
+}
+
+/// Longest part of a transport's own error text kept in the JSON-RPC error message.
+const MAX_TRANSPORT_MESSAGE_CHARS: usize = 200;
+
+/// Rewrites an error the MCP transport answered without a JSON body (406 for a missing
+/// `Accept`, 400 for an unsupported `MCP-Protocol-Version`, 405 for a method) as a JSON-RPC
+/// error object with the same status: every error on `/mcp` is one a client's JSON-RPC layer
+/// can read. Invalid-request code for client errors, internal error otherwise.
+async fn as_jsonrpc_error(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if is_json || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let text = to_bytes(body, 4096).await.unwrap_or_default();
+    let detail: String = String::from_utf8_lossy(&text)
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_TRANSPORT_MESSAGE_CHARS)
+        .collect();
+    let reason = status.canonical_reason().unwrap_or("error").to_lowercase();
+    let message = if detail.trim().is_empty() {
+        reason
+    } else {
+        format!("{reason}: {}", detail.trim())
+    };
+    let code = if status.is_client_error() {
+        -32600
+    } else {
+        -32603
+    };
+    let mut rewritten = jsonrpc_error(status, Value::Null, code, &message);
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            rewritten.headers_mut().append(name.clone(), value.clone());
+        }
+    }
+    rewritten
 }
 
 /// Writes the package a tool call left into the transport's placeholder response
@@ -1077,6 +1154,37 @@ mod tests {
         assert!(safe.contains("\\n") && safe.contains("\\u{0}") && safe.contains("\\\""));
         let long = log_safe(&"p".repeat(65_000));
         assert_eq!(long.len(), MAX_LOG_FIELD_CHARS + 3);
+    }
+
+    #[test]
+    fn bidirectional_and_invisible_characters_are_escaped_in_log_fields() {
+        let safe = log_safe("/api/\u{202E}txt.exe\u{200B}\u{2066}x");
+        assert!(
+            !safe.contains('\u{202E}') && !safe.contains('\u{200B}') && !safe.contains('\u{2066}')
+        );
+        assert!(safe.contains("\\u{202e}"), "{safe}");
+        assert_eq!(log_safe("café"), "café");
+    }
+
+    #[test]
+    fn json_content_types() {
+        for ok in [
+            "application/json",
+            "Application/JSON",
+            "application/json; charset=utf-8",
+            "application/json;charset=\"UTF-8\"",
+        ] {
+            assert!(is_utf8_json(ok), "{ok}");
+        }
+        for bad in [
+            "application/json; charset=iso-8859-1",
+            "application/json; charset=utf-16",
+            "application/json; boundary=x",
+            "text/json",
+            "application/jsonx",
+        ] {
+            assert!(!is_utf8_json(bad), "{bad}");
+        }
     }
 
     #[test]

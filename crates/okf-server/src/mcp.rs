@@ -628,12 +628,18 @@ fn id_in_bounds(id: &Value) -> bool {
 pub(crate) fn check_message(bytes: &[u8]) -> Result<(), Refusal> {
     let text = std::str::from_utf8(bytes)
         .map_err(|_| Refusal::new(&Value::Null, -32700, "parse error: the body is not UTF-8"))?;
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        Refusal::new(
-            &Value::Null,
-            -32700,
-            format!("parse error: the body is not JSON ({e})"),
-        )
+    // One strict decoder for every body: a key given twice anywhere (the envelope or the
+    // tool arguments) makes the message ambiguous, so it is refused naming the key.
+    let value: Value = crate::strict_json::parse(text.as_bytes()).map_err(|e| {
+        if e.classify() == serde_json::error::Category::Data {
+            Refusal::new(&Value::Null, -32600, format!("invalid request: {e}"))
+        } else {
+            Refusal::new(
+                &Value::Null,
+                -32700,
+                format!("parse error: the body is not JSON ({e})"),
+            )
+        }
     })?;
     let message = match &value {
         Value::Object(message) => message,

@@ -9,11 +9,14 @@ use std::fmt;
 /// Parses one JSON document; the error message names the duplicate key or the syntax error
 /// (line and column), never a Rust type.
 pub(crate) fn from_slice(bytes: &[u8]) -> Result<Value, String> {
+    parse(bytes).map_err(|e| format!("is not valid JSON: {e}"))
+}
+
+/// [`from_slice`] with serde_json's error, whose category tells a key given twice
+/// ([`serde_json::error::Category::Data`]) from broken syntax.
+pub(crate) fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = StrictValue::deserialize(&mut de)
-        .and_then(|v| de.end().map(|()| v.0))
-        .map_err(|e| format!("is not valid JSON: {e}"))?;
-    Ok(value)
+    StrictValue::deserialize(&mut de).and_then(|v| de.end().map(|()| v.0))
 }
 
 struct StrictValue(Value);
@@ -94,6 +97,20 @@ mod tests {
         assert!(from_slice(br#"{"a":1,"a":2}"#).is_err());
         assert!(from_slice(br#"{"b":{"x":1,"x":1}}"#).is_err());
         assert!(from_slice(br#"[{"x":1},{"x":1}]"#).is_ok());
+    }
+
+    #[test]
+    fn a_duplicate_key_is_a_data_error_and_broken_syntax_is_not() {
+        use serde_json::error::Category;
+        let duplicate = parse(br#"{"bundle":"a","bundle":"b"}"#)
+            .err()
+            .map(|e| e.classify());
+        assert_eq!(duplicate, Some(Category::Data));
+        let broken = parse(br#"{"bundle":"#).err().map(|e| e.classify());
+        assert_eq!(broken, Some(Category::Eof));
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        let deep = parse(deep.as_bytes()).err().map(|e| e.classify());
+        assert_ne!(deep, Some(Category::Data));
     }
 
     #[test]

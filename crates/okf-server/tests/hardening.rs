@@ -548,7 +548,6 @@ fn every_error_is_a_json_body_with_code_and_message() {
             server.request("GET", "/health", &[("X-Big", &big_header)], b""),
             431,
         ),
-        (server.request("GET", "/mcp", &[], b""), 405),
     ];
     for (r, status) in cases {
         assert_eq!(r.status, status, "{}", r.head);
@@ -560,6 +559,15 @@ fn every_error_is_a_json_body_with_code_and_message() {
         );
         r.error();
     }
+    // On /mcp, errors are JSON-RPC error objects, the transport's own included.
+    let r = server.request("GET", "/mcp", &[], b"");
+    assert_eq!(r.status, 405, "{}", r.head);
+    assert_eq!(
+        r.header("content-type").as_deref(),
+        Some("application/json")
+    );
+    assert_eq!(r.json()["error"]["code"], -32600, "{}", r.json());
+    assert_eq!(r.json()["jsonrpc"], "2.0");
 }
 
 #[test]

@@ -357,3 +357,38 @@ fn the_conformance_fixture_tool_is_listed_only_on_request_with_its_2020_12_schem
     assert_eq!(schema["properties"]["address"]["$ref"], "#/$defs/address");
     assert_eq!(schema["additionalProperties"], false);
 }
+
+#[tokio::test]
+async fn a_key_given_twice_anywhere_in_a_message_is_an_invalid_request_naming_the_key() {
+    let cases = [
+        (
+            "bundle",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask_okf","arguments":{"bundle":"example","bundle":"okf-dwp","question":"How do I borrow books?"}}}"#,
+        ),
+        (
+            "section",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_okf_evidence","arguments":{"bundle":"example","question":"How do I borrow books?","context_id":"urn:sha256:0000000000000000000000000000000000000000000000000000000000000000","section":"package","section":"diagnostics"}}}"#,
+        ),
+        (
+            "method",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call"}"#,
+        ),
+        (
+            "id",
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#,
+        ),
+        (
+            "params",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{},"params":{}}"#,
+        ),
+    ];
+    for (key, body) in cases {
+        let reply = post_mcp(body).await;
+        assert_jsonrpc_error(&reply, StatusCode::BAD_REQUEST, -32600, &Value::Null, key);
+        let message = reply.body["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(&format!("key \"{key}\" appears twice")),
+            "{key}: {message}"
+        );
+    }
+}

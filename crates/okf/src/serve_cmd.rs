@@ -8,6 +8,8 @@ use okf_server::{CacheLimits, HttpConfig, Lifecycle, Registry, Service};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 /// Options of `okf serve`.
 #[derive(Args)]
@@ -105,9 +107,21 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
         .with_writer(move || crate::log_lines::OneLine::new(writer.clone(), ansi))
         .log_internal_errors(false)
         .with_target(true);
+    // The MCP transport logs several lines per request (every error response at warn, with
+    // its message, which may echo request text); this server writes its own line per
+    // request, so only the transport's errors are kept.
+    let filter = tracing_subscriber::filter::Targets::new()
+        .with_default(tracing::Level::INFO)
+        .with_target("rmcp", tracing::Level::ERROR);
     match args.log_format {
-        LogFormat::Text => logs.with_ansi(ansi).compact().init(),
-        LogFormat::Json => logs.with_ansi(false).json().flatten_event(true).init(),
+        LogFormat::Text => logs.with_ansi(ansi).compact().finish().with(filter).init(),
+        LogFormat::Json => logs
+            .with_ansi(false)
+            .json()
+            .flatten_event(true)
+            .finish()
+            .with(filter)
+            .init(),
     }
     let registry = match &args.registry {
         Some(path) => Registry::load(path).map_err(ServeFailure::from)?,

@@ -13,7 +13,7 @@ const QUESTIONS: [&str; 5] = [
     "How do I borrow books?",
     "Who holds the meeting room keys in the evening?",
     "Can I hire the meeting room?",
-    "When is the library open?",
+    "What are the opening hours?",
     "Explain room booking",
 ];
 
@@ -158,8 +158,13 @@ fn no_route_and_no_mcp_tool_returns_restricted_text() {
         // Every record the package names, selected or not (a restricted id included), read
         // and explained by id.
         let mut ids = BTreeSet::new();
-        for record in package["records"].as_array().into_iter().flatten() {
-            ids.insert(record["id"].as_str().unwrap_or_default().to_owned());
+        for selected in package["selected"].as_array().into_iter().flatten() {
+            ids.insert(
+                selected["record"]["id"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            );
         }
         for issue in package["missing_evidence"].as_array().into_iter().flatten() {
             for id in issue["ids"].as_array().into_iter().flatten() {
@@ -213,6 +218,13 @@ fn no_route_and_no_mcp_tool_returns_restricted_text() {
             "the log holds restricted text {secret:?}"
         );
     }
+    assert!(
+        seen.iter()
+            .filter(|(what, _)| what.starts_with("MCP read record_text"))
+            .count()
+            > 5,
+        "records were read"
+    );
     // The staff rota question reaches the restricted record and names it by id only.
     let keys = &packages[1].2;
     assert!(

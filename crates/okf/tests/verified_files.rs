@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 fn workbench_registry(dir: &Path) -> (PathBuf, PathBuf) {
     let manifest = example_workbench(
         dir,
-        &["How do I borrow books?", "When is the library open?"],
+        &["How do I borrow books?", "What are the opening hours?"],
     );
     let registry = dir.join("registry.toml");
     std::fs::write(
