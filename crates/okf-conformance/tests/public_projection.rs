@@ -43,6 +43,8 @@ fn check(full: &Value, questions: &[String]) {
         Some(projected.as_str()),
         "projecting twice changes nothing"
     );
+    assert!(okf_engine::is_public_projection(&projected_index));
+    assert!(!okf_engine::is_public_projection(&full_index));
     let mut reaching_restricted = 0;
     for question in questions {
         let expected = package(&full_index, question, &binding);
@@ -67,6 +69,7 @@ fn an_index_with_only_public_records_has_no_projection() {
     }
     let index = ContextIndex::from_value(index, None).expect("loads");
     assert_eq!(public_projection(&index), None);
+    assert!(!okf_engine::is_public_projection(&index));
 }
 
 #[test]

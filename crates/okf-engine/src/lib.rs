@@ -45,7 +45,10 @@ pub use error::{BudgetRule, Error, IndexRule, PackageRule, QuestionRule, UnitRul
 pub use index::{AliasGroup, ContextIndex, Governance};
 pub use model::Binding;
 pub use package::{Assembled, ENGINE_ID, PACKAGE_SCHEMA, REGIME_PROFILE};
-pub use public::{RESTRICTED_LABEL, RESTRICTED_TEXT, public_projection, restricted_only_strings};
+pub use public::{
+    RESTRICTED_LABEL, RESTRICTED_TEXT, is_public_projection, public_projection,
+    restricted_only_strings,
+};
 pub use regime::{AsOf, RegimeOutcome};
 pub use resolve::{Ambiguity, RESOLUTION_WORK_LIMIT, Resolution, ResolvedConcept, resolve};
 pub use stored::{

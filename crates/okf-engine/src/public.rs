@@ -42,6 +42,19 @@ pub fn public_projection(index: &ContextIndex) -> Option<String> {
     serde_json::to_string(&projected).ok()
 }
 
+/// Whether `index` is a public projection: it has restricted records and each is exactly the
+/// placeholder [`public_projection`] writes. Such an index cannot prove which full index it
+/// was projected from, so a binding naming that full index is taken on the server's word.
+pub fn is_public_projection(index: &ContextIndex) -> bool {
+    let doc = index.document();
+    let mut restricted = doc
+        .records
+        .iter()
+        .filter(|r| r.access != Access::Public)
+        .peekable();
+    restricted.peek().is_some() && restricted.all(|r| *r == placeholder(r, &doc.bundle.source_url))
+}
+
 /// What remains of a restricted record: its id, access, kind and assertion status, and the
 /// bundle's own public source URL where the format requires an HTTP URL.
 fn placeholder(record: &Record, bundle_source: &str) -> Record {

@@ -130,6 +130,8 @@ pub struct AskInput {
 struct Loaded {
     index: ContextIndex,
     file_sha256: String,
+    /// The index is a public projection ([`okf_engine::is_public_projection`]).
+    projection: bool,
 }
 
 /// The module's state: the I/O buffers and the loaded index. The FFI layer keeps one per
@@ -199,6 +201,7 @@ impl Module {
             })?;
             self.loaded = Some(Loaded {
                 file_sha256: info.file_sha256,
+                projection: okf_engine::is_public_projection(&index),
                 index,
             });
             Ok(json.into_bytes())
@@ -221,8 +224,13 @@ impl Module {
         })?;
         let loaded = self.loaded.as_ref().ok_or(WasmError::NoIndex)?;
         let digest = &input.binding.index_sha256;
-        // The page may only bind a package to the bytes it actually loaded.
-        if *digest != loaded.file_sha256 && digest != &loaded.index.default_binding().index_sha256 {
+        // The page may only bind a package to the bytes it actually loaded, or, for a public
+        // projection (restricted records withheld by the server), to the full index the server
+        // projected it from, which it cannot see and so takes on the server's word.
+        if *digest != loaded.file_sha256
+            && digest != &loaded.index.default_binding().index_sha256
+            && !loaded.projection
+        {
             return Err(WasmError::BindingMismatch {
                 given: digest.clone(),
             });
@@ -367,6 +375,29 @@ mod tests {
         )
         .unwrap();
         assert_eq!(json, expected.json);
+    }
+
+    #[test]
+    fn a_public_projection_assembles_the_full_index_packages_under_its_binding() {
+        let full = ContextIndex::from_json_str(EXAMPLE).unwrap();
+        let projection = okf_engine::public_projection(&full).unwrap();
+        let mut m = Module::default();
+        m.input(projection.len())
+            .copy_from_slice(projection.as_bytes());
+        assert_eq!(m.load_index(), 0, "{}", String::from_utf8_lossy(m.output()));
+        let binding = full.default_binding().clone();
+        for question in [
+            "How do I borrow books?",
+            "Who holds the meeting room keys in the evening?",
+        ] {
+            let (status, json) = call_ask(
+                &mut m,
+                &serde_json::json!({"question": question, "binding": binding}),
+            );
+            assert_eq!(status, 0, "{json}");
+            let expected = assemble(&full, question, &Budget::default(), Some(&binding)).unwrap();
+            assert_eq!(json, expected.json, "{question}");
+        }
     }
 
     #[test]
