@@ -26,7 +26,12 @@ function cargoTargetDir() {
 /** The okf binary under test: $OKF_BIN, else debug/okf in cargo's target directory. */
 export const okfBin = process.env.OKF_BIN || path.join(cargoTargetDir(), 'debug', 'okf');
 export const chromiumPath = process.env.OKF_CHROMIUM ?? '/usr/bin/chromium';
-export const screenshotDir = path.join(repoRoot, 'docs', 'screenshots');
+// Screenshots go to a scratch folder so that a test run never writes into the tree;
+// `OKF_SCREENSHOT_DIR=docs/screenshots npm --prefix tests/browser test` refreshes the ones
+// the README shows.
+export const screenshotDir = process.env.OKF_SCREENSHOT_DIR
+  ? path.resolve(repoRoot, process.env.OKF_SCREENSHOT_DIR)
+  : path.join(tmpdir(), `okf-screenshots-${process.pid}`);
 
 /** A path under ../shared (read only; never copied into the repository). */
 export function shared(rel) {
@@ -200,7 +205,7 @@ export async function waitForPackage(page, previous = null) {
   );
 }
 
-/** Writes a PNG screenshot to docs/screenshots/NAME.png. */
+/** Writes a PNG screenshot to screenshotDir/NAME.png. */
 export async function screenshot(target, name, options = {}) {
   mkdirSync(screenshotDir, { recursive: true });
   const file = path.join(screenshotDir, `${name}.png`);

@@ -713,8 +713,14 @@ impl<'s, 'a> Pass<'s, 'a> {
                 .push("missing_scope", msg::MISSING_SCOPE_PACKAGE, Vec::new());
         }
         if setup.resolution.concepts.is_empty() {
+            // Matched phrases that were all ambiguous are not "no alias matched".
+            let message = if setup.resolution.ambiguities.is_empty() {
+                msg::UNRESOLVED_TASK
+            } else {
+                msg::UNRESOLVED_TASK_AMBIGUOUS
+            };
             self.missing_evidence
-                .push("unresolved_task", msg::UNRESOLVED_TASK, Vec::new());
+                .push("unresolved_task", message, Vec::new());
         }
         if !setup.resolution.unresolved_terms.is_empty() {
             self.missing_evidence

@@ -111,6 +111,7 @@ pub(crate) mod msg {
     pub const MISSING_SCOPE_PACKAGE: &str =
         "The index or an applicable requirement declares no scope.";
     pub const UNRESOLVED_TASK: &str = "The question matched no alias of any public concept.";
+    pub const UNRESOLVED_TASK_AMBIGUOUS: &str = "The question resolved to no single public concept: each phrase it matched names several, listed under ambiguities.";
     pub const UNRESOLVED_TERMS: &str =
         "The question uses words outside the bundle's declared vocabulary.";
     pub const AMBIGUOUS_REGIME: &str = "A concept belongs to several guidance regimes and the question does not establish which one applies; none was chosen.";

@@ -54,6 +54,7 @@ impl DeliveryFields {
         let Value::Object(mut map) = value else {
             return Err(invalid("body", "must be a JSON object"));
         };
+        crate::service::null_is_absent(&mut map);
         let fields = keys
             .iter()
             .filter_map(|k| map.remove(*k).map(|v| ((*k).to_owned(), v)))
@@ -68,7 +69,6 @@ impl DeliveryFields {
         match self.0.remove(key) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(Value::Null) => Err(invalid(key, "must not be null; omit the field instead")),
             Some(_) => Err(invalid(key, "must be a string")),
         }
     }
@@ -80,7 +80,6 @@ impl DeliveryFields {
                 .as_u64()
                 .map(Some)
                 .ok_or_else(|| invalid(key, "must be an integer of at least 0")),
-            Some(Value::Null) => Err(invalid(key, "must not be null; omit the field instead")),
             Some(_) => Err(invalid(key, "must be an integer")),
         }
     }

@@ -148,7 +148,7 @@ const TOOLS: &[ToolSpec] = &[
                 "type": "object",
                 "properties": {
                     "context_id": context_id_schema(),
-                    "record_id": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "id of a record in the package"}
+                    "record_id": {"type": ["string", "null"], "minLength": 1, "maxLength": 2000, "description": "id of a record in the package; omitted or null: the whole package"}
                 },
                 "required": ["context_id"],
                 "additionalProperties": false
@@ -177,7 +177,7 @@ const TOOLS: &[ToolSpec] = &[
 
 fn delivery_bytes_schema(min: u64) -> Value {
     json!({
-        "type": "integer",
+        "type": ["integer", "null"],
         "minimum": min,
         "maximum": okf_delivery::MAX_DELIVERY_BYTES,
         "description": format!("Largest response in bytes ({min}-{}, default {}); it limits only this response, never the evidence.", okf_delivery::MAX_DELIVERY_BYTES, okf_delivery::DEFAULT_DELIVERY_BYTES),
@@ -185,7 +185,7 @@ fn delivery_bytes_schema(min: u64) -> Value {
 }
 
 fn offset_schema(unit: &str) -> Value {
-    json!({"type": "integer", "minimum": 0, "maximum": crate::delivery::MAX_OFFSET, "description": format!("Start of this response, counted in {unit}; take it from next_offset.")})
+    json!({"type": ["integer", "null"], "minimum": 0, "maximum": crate::delivery::MAX_OFFSET, "description": format!("Start of this response, counted in {unit}; take it from next_offset (omitted or null: 0).")})
 }
 
 /// `ask_okf`'s schema plus the delivery fields: `extra` properties and extra required names.
@@ -207,7 +207,7 @@ fn manifest_input_schema(registry: &Registry) -> Value {
     delivery_input_schema(
         registry,
         json!({
-            "context_id": context_id_schema(),
+            "context_id": nullable(context_id_schema()),
             "offset": offset_schema("records"),
             "delivery_bytes": delivery_bytes_schema(crate::delivery::MIN_CATALOGUE_DELIVERY_BYTES),
         }),
@@ -221,7 +221,7 @@ fn read_input_schema(registry: &Registry) -> Value {
         json!({
             "context_id": context_id_schema(),
             "section": {"type": "string", "enum": ["record_text", "record_metadata", "relationships", "diagnostics", "package"], "description": "What to read; record_text and record_metadata need record_id."},
-            "record_id": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "Id of a selected record (from the catalogue), for record_text and record_metadata only."},
+            "record_id": {"type": ["string", "null"], "minLength": 1, "maxLength": 2000, "description": "Id of a selected record (from the catalogue), for record_text and record_metadata only; null otherwise."},
             "offset": offset_schema("UTF-16 code units"),
             "delivery_bytes": delivery_bytes_schema(okf_delivery::MIN_DELIVERY_BYTES),
         }),
@@ -277,6 +277,14 @@ fn run_read(service: &Service, arguments: Value, origin: &str) -> Outcome {
         bundle,
         reply: Reply::Result(result),
     }
+}
+
+/// `schema` with `null` added to its type: an optional field a strict client spells as null.
+fn nullable(mut schema: Value) -> Value {
+    if let Some(Value::String(t)) = schema.get("type").cloned() {
+        schema["type"] = json!([t, "null"]);
+    }
+    schema
 }
 
 fn context_id_schema() -> Value {
@@ -337,14 +345,22 @@ fn bundle_input_schema(registry: &Registry, corpora: bool) -> Value {
             served.join("; ")
         ),
     });
+    let mut version_enum: Vec<Value> = versions.iter().map(|v| json!(v)).collect();
+    version_enum.push(Value::Null);
     let version = json!({
-        "type": "string",
-        "enum": versions,
-        "description": "Version name of the chosen bundle (its versions are listed in the bundle description); omit it for the bundle's default version. Do not combine with as_of.",
+        "type": ["string", "null"],
+        "enum": version_enum,
+        "description": "Version name of the chosen bundle (its versions are listed in the bundle description); omit it or give null for the bundle's default version. Do not combine with as_of.",
     });
     if let Some(Value::Object(properties)) = schema.get_mut("properties") {
         properties.insert("bundle".into(), bundle);
         properties.insert("version".into(), version);
+    }
+    // Each tool's input schema differs (the delivery tools add fields), so none carries the
+    // published schema's `$id`: validators that cache compiled schemas by `$id` (Ajv in the
+    // TypeScript SDK) would otherwise check one tool's arguments against another's schema.
+    if let Value::Object(map) = &mut schema {
+        map.remove("$id");
     }
     schema
 }

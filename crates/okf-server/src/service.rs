@@ -30,6 +30,13 @@ pub struct AskRequest {
     pub profile: Option<String>,
 }
 
+/// The one rule for optional fields, on every route and tool: `null` means absent. Clients
+/// that convert schemas to strict function calling must send every field, and spell an
+/// optional one they do not use as `null`; a required field given as `null` is then missing.
+pub fn null_is_absent(map: &mut serde_json::Map<String, Value>) {
+    map.retain(|_, v| !v.is_null());
+}
+
 /// The keys of an ask request, in schema order.
 const ASK_FIELDS: [&str; 6] = [
     "bundle", "question", "version", "as_of", "budget", "profile",
@@ -55,6 +62,10 @@ impl AskRequest {
                 format!("must be a JSON object, not {}", json_kind(&value)),
             ));
         };
+        null_is_absent(&mut map);
+        if let Some(Value::Object(budget)) = map.get_mut("budget") {
+            null_is_absent(budget);
+        }
         if let Some(unknown) = map.keys().find(|k| !ASK_FIELDS.contains(&k.as_str())) {
             let shown: String = unknown.chars().take(MAX_ECHOED_KEY_CHARS).collect();
             return Err(ServiceError::InvalidRequest {
@@ -69,10 +80,6 @@ impl AskRequest {
             None if required => Err(invalid(field, "is required")),
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(Value::Null) if !required => Err(invalid(
-                field,
-                "must not be null; omit the field to use the default",
-            )),
             Some(other) => Err(invalid(
                 field,
                 format!("must be a string, not {}", json_kind(&other)),
@@ -86,12 +93,6 @@ impl AskRequest {
         let budget = match map.remove("budget") {
             None => None,
             Some(Value::Object(b)) => Some(Value::Object(b)),
-            Some(Value::Null) => {
-                return Err(invalid(
-                    "budget",
-                    "must not be null; omit the field to use the default",
-                ));
-            }
             Some(other) => {
                 return Err(invalid(
                     "budget",

@@ -140,8 +140,12 @@ impl Server {
     }
 
     fn mcp_call(&self, arguments: Value) -> Value {
+        self.mcp_tool("ask_okf", arguments)
+    }
+
+    fn mcp_tool(&self, tool: &str, arguments: Value) -> Value {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "ask_okf", "arguments": arguments}});
+            "params": {"name": tool, "arguments": arguments}});
         let r = self.request(
             "POST",
             "/mcp",
@@ -345,23 +349,14 @@ fn rate_limit_spares_health_and_counts_per_route_class() {
 #[test]
 fn schema_violating_ask_bodies_are_400_naming_the_field() {
     let server = start(|_| {});
-    let cases: [(&[u8], &str, &str); 12] = [
+    let cases: [(&[u8], &str, &str); 10] = [
         (br#"["example","prison"]"#, "invalid_request", "body"),
         (br#""example""#, "invalid_request", "body"),
+        // null means absent, so a required field given as null is missing.
         (
-            br#"{"bundle":"example","question":"q","budget":null}"#,
+            br#"{"bundle":null,"question":"q"}"#,
             "invalid_request",
-            "budget",
-        ),
-        (
-            br#"{"bundle":"example","question":"q","version":null}"#,
-            "invalid_request",
-            "version",
-        ),
-        (
-            br#"{"bundle":"example","question":"q","as_of":null}"#,
-            "invalid_request",
-            "as_of",
+            "bundle",
         ),
         (
             br#"{"bundle":"nope","bundle":"example","question":"q"}"#,
@@ -410,6 +405,54 @@ fn schema_violating_ask_bodies_are_400_naming_the_field() {
 }
 
 #[test]
+fn optional_fields_given_as_null_are_absent_on_http_and_mcp() {
+    let server = start(|_| {});
+    let plain = json!({"bundle": "example", "question": "How do I borrow books?"});
+    let expected = server.ask(&plain);
+    assert_eq!(expected.status, 200);
+    // What a strict function-calling client must send: every field, unused ones null.
+    let strict = json!({"bundle": "example", "question": "How do I borrow books?", "version": null, "as_of": null, "profile": null,
+        "budget": {"max_nodes": null, "max_relationships": null, "max_depth": null, "max_bytes": null}});
+    let with_budget_null = json!({"bundle": "example", "question": "How do I borrow books?", "version": null, "as_of": null, "profile": null, "budget": null});
+    for body in [&strict, &with_budget_null] {
+        let r = server.ask(body);
+        assert_eq!(r.status, 200, "{body}");
+        assert_eq!(r.body, expected.body, "{body}");
+        let result = server.mcp_call(body.clone());
+        assert_eq!(result["isError"], false, "{result}");
+        assert_eq!(
+            result["content"][0]["text"].as_str().unwrap().as_bytes(),
+            &expected.body[..],
+            "{body}"
+        );
+    }
+    // The delivery tools replay the same package from the strict spelling of their fields.
+    let context_id = expected.json()["context_id"].clone();
+    let mut manifest = strict.clone();
+    for key in ["context_id", "offset", "delivery_bytes"] {
+        manifest[key] = Value::Null;
+    }
+    let page = server.mcp_tool("ask_okf_manifest", manifest);
+    assert_eq!(page["isError"], false, "{page}");
+    assert_eq!(
+        page["structuredContent"]["context_id"], context_id,
+        "{page}"
+    );
+    let mut read = strict.clone();
+    read["context_id"] = context_id.clone();
+    read["section"] = json!("package");
+    for key in ["record_id", "offset", "delivery_bytes"] {
+        read[key] = Value::Null;
+    }
+    let slice = server.mcp_tool("read_okf_evidence", read);
+    assert_eq!(slice["isError"], false, "{slice}");
+    assert_eq!(
+        slice["structuredContent"]["context_id"], context_id,
+        "{slice}"
+    );
+}
+
+#[test]
 fn an_unmatched_as_of_names_as_of() {
     let server = start(|_| {});
     let r = server.ask(&json!({"bundle": "example", "question": "q", "as_of": "1990-01-01"}));
@@ -421,12 +464,9 @@ fn an_unmatched_as_of_names_as_of() {
 fn mcp_ask_okf_uses_the_same_strict_decoder() {
     let server = start(|_| {});
     for (arguments, field) in [
+        (json!({"bundle": "example", "question": null}), "question"),
         (
-            json!({"bundle": "example", "question": "q", "budget": null}),
-            "budget",
-        ),
-        (
-            json!({"bundle": "example", "question": "q", "version": null}),
+            json!({"bundle": "example", "question": "q", "version": 3}),
             "version",
         ),
         (

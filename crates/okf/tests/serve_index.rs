@@ -19,7 +19,10 @@ fn the_index_route_serves_the_verified_file_bytes_with_the_recorded_binding() {
     );
     assert_eq!(r.status, 200, "{}", r.text());
     let file = std::fs::read(shared("dwp/full-dmg/context/assembly-index.json")).unwrap();
-    assert_eq!(r.body, file, "the exact file bytes");
+    assert!(
+        r.body == file,
+        "the exact file bytes (no restricted record to withhold)"
+    );
     assert_eq!(
         okf_engine::canonical::sha256_hex(&r.body),
         DWP_SHA,
@@ -42,9 +45,18 @@ fn the_index_route_names_only_logical_ids_and_refuses_everything_else() {
     );
     assert_eq!(r.status, 200);
     let file = std::fs::read_to_string(example("index.json")).unwrap();
-    assert_eq!(r.body, file.as_bytes());
-    // The example bundle's binding is the engine's default one (canonical-JSON digest).
+    // The example holds a restricted record, so its public projection is served instead.
     let index = okf_engine::ContextIndex::from_json_str(&file).unwrap();
+    let projection = okf_engine::public_projection(&index).unwrap();
+    assert!(
+        r.body == projection.as_bytes(),
+        "the public projection is served"
+    );
+    assert_eq!(
+        r.header("okf-index-sha256"),
+        Some(okf_engine::canonical::sha256_hex(projection.as_bytes()).as_str())
+    );
+    // The example bundle's binding is the engine's default one (canonical-JSON digest).
     assert_eq!(
         r.header("okf-binding-sha256"),
         Some(index.default_binding().index_sha256.as_str())
