@@ -137,7 +137,8 @@ for (const served of BUNDLES) {
           const ask = tools.find((t) => t.name === 'ask_okf');
           assert.deepEqual(ask.inputSchema.properties.bundle.enum, [served.bundle]);
           assert.ok(ask.inputSchema.properties.bundle.description.includes(served.bundle));
-          assert.deepEqual(ask.inputSchema.properties.version.enum, ['current']);
+          // null: the strict function-calling spelling of the default version.
+          assert.deepEqual(ask.inputSchema.properties.version.enum, ['current', null]);
           // SEP-1613 (the conformance scenario json-schema-2020-12, on our own tool): the
           // 2020-12 keywords survive the listing.
           assert.equal(ask.inputSchema.$schema, 'https://json-schema.org/draft/2020-12/schema');

@@ -283,9 +283,10 @@ fn bundle_and_version_enums_are_generated_from_the_registry() {
     assert_eq!(ask["name"], "ask_okf");
     let properties = &ask["inputSchema"]["properties"];
     assert_eq!(properties["bundle"]["enum"], json!(["example", "okf-dwp"]));
+    // null is the strict function-calling spelling of "the default version".
     assert_eq!(
         properties["version"]["enum"],
-        json!(["current", "v1", "v2"])
+        json!(["current", "v1", "v2", null])
     );
     let described = properties["bundle"]["description"].as_str().unwrap();
     for says in [
@@ -305,7 +306,7 @@ fn bundle_and_version_enums_are_generated_from_the_registry() {
     );
     assert_eq!(
         ask["inputSchema"]["properties"]["version"]["enum"],
-        json!(["current"])
+        json!(["current", null])
     );
 }
 
