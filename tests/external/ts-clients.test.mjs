@@ -152,7 +152,15 @@ for (const served of BUNDLES) {
             const result = await client.callTool({ name: toolName, arguments: TOOL_CALLS[toolName](ctx) });
             assert.notEqual(result.isError, true, `${toolName}: ${text(result)}`);
             assert.equal(typeof result.structuredContent, 'object', `${toolName}: structuredContent`);
-            assert.deepEqual(JSON.parse(text(result)), result.structuredContent, `${toolName}: text block is the same JSON`);
+            const block = text(result);
+            if (block.startsWith('{')) {
+              assert.deepEqual(JSON.parse(block), result.structuredContent, `${toolName}: text block is the same JSON`);
+            } else {
+              // Too large to carry twice within the hosts' 1 MB result limit: the text block says
+              // where the exact package is (DEVIATIONS M8).
+              assert.match(block, /is in structuredContent exactly as assembled/, `${toolName}: ${block.slice(0, 200)}`);
+              assert.ok(JSON.stringify(result.structuredContent).length > 400_000, `${toolName}: only large results lose the text copy`);
+            }
             if (tool.outputSchema) {
               assert.equal(validator.counts.validated, before + 1, `${toolName}: the client validated structuredContent`);
             }

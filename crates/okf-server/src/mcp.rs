@@ -397,9 +397,10 @@ fn service_error(e: &ServiceError) -> CallToolResult {
 
 /// The JSON text and parsed value of one package, as one tool result (the path of a call
 /// that did not come over HTTP; over HTTP the package is spliced in instead).
-fn package_result(json: &str) -> CallToolResult {
-    match serde_json::from_str::<Value>(json) {
-        Ok(value) => with_text(value, json.to_owned()),
+fn package_result(package: &Assembled) -> CallToolResult {
+    match serde_json::from_str::<Value>(&package.json) {
+        Ok(value) => mcp_splice::package_result(value, package)
+            .unwrap_or_else(|e| tool_error(format!("internal error: {e}"))),
         Err(e) => tool_error(format!("internal error: package is not JSON ({e})")),
     }
 }
@@ -564,7 +565,7 @@ impl OkfMcp {
                         slot.put(package);
                         mcp_splice::placeholder()
                     }
-                    None => package_result(&package.json),
+                    None => package_result(&package),
                 };
                 (result, status)
             }

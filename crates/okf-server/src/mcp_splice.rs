@@ -57,6 +57,35 @@ impl PackageSlot {
     }
 }
 
+/// Largest `tools/call` result written: desktop hosts refuse results over 1 MB, so a package
+/// at the largest budget (524,288 bytes) cannot travel twice, as structured content and again
+/// as a text block.
+pub(crate) const MAX_TOOL_RESULT_BYTES: usize = 1_000_000;
+/// Room kept for the JSON-RPC envelope and the result's other members.
+const ENVELOPE_ROOM: usize = 8_192;
+
+/// Whether a result with `structured` bytes of structured content and a text block of
+/// `escaped_text` bytes (as a JSON string literal) stays within [`MAX_TOOL_RESULT_BYTES`].
+fn fits(structured: usize, escaped_text: usize) -> bool {
+    structured + escaped_text + ENVELOPE_ROOM <= MAX_TOOL_RESULT_BYTES
+}
+
+/// The text block of a result too large to carry its JSON twice: where the exact content is.
+/// `package` names the package when the content is one.
+fn too_large_note(bytes: usize, package: Option<&Assembled>) -> String {
+    let what = match package {
+        Some(p) => format!(
+            "The evidence package {} (evidence_status {}, {bytes} bytes)",
+            p.context_id,
+            p.evidence_status.as_str()
+        ),
+        None => format!("This result ({bytes} bytes of JSON)"),
+    };
+    format!(
+        "{what} is in structuredContent exactly as assembled. It is not repeated here as text: both copies would pass the {MAX_TOOL_RESULT_BYTES}-byte tool result limit of MCP hosts. A client that reads only text can get it in bounded, hash-checked slices with read_okf_evidence (section \"package\"), or a catalogue with ask_okf_manifest."
+    )
+}
+
 /// How many escaped package texts [`EscapedTexts`] keeps.
 const KEPT_TEXTS: usize = 8;
 
@@ -77,10 +106,7 @@ impl EscapedTexts {
         if let Some(text) = kept(&self.0.lock().unwrap_or_else(PoisonError::into_inner)) {
             return Ok(text);
         }
-        let mut out = Vec::with_capacity(package.json.len() + package.json.len() / 8 + 2);
-        serde_json::to_writer(&mut out, package.json.as_str())
-            .map_err(|e| format!("cannot escape the package ({e})"))?;
-        let text = Bytes::from(out);
+        let text = Bytes::from(escaped_text_block(package)?);
         let mut list = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if kept(&list).is_none() {
             list.push_front((package.context_id.clone(), text.clone()));
@@ -98,10 +124,47 @@ pub(crate) fn placeholder() -> CallToolResult {
 
 /// A successful result whose structured content is `value` and whose one text block is
 /// `text` (the same JSON), without rmcp writing `value` into a text block first.
+/// When the result would pass [`MAX_TOOL_RESULT_BYTES`], the text block says where the
+/// content is instead of repeating it.
 pub(crate) fn with_text(value: Value, text: String) -> CallToolResult {
+    // Escaping at most doubles a byte count by six; only large texts need measuring.
+    let large = text.len() * 2 + ENVELOPE_ROOM > MAX_TOOL_RESULT_BYTES;
+    let text = if large
+        && !fits(
+            text.len(),
+            serde_json::to_string(&text).map_or(usize::MAX, |t| t.len()),
+        ) {
+        too_large_note(text.len(), None)
+    } else {
+        text
+    };
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(value);
     result
+}
+
+/// The text block of a whole package as a JSON string literal: the package's own text, or,
+/// when both copies would not fit in a result, the note saying where it is.
+fn escaped_text_block(package: &Assembled) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(package.json.len() + package.json.len() / 8 + 2);
+    serde_json::to_writer(&mut out, package.json.as_str())
+        .map_err(|e| format!("cannot escape the package ({e})"))?;
+    if !fits(package.json.len(), out.len()) {
+        out.clear();
+        serde_json::to_writer(&mut out, &too_large_note(package.json.len(), Some(package)))
+            .map_err(|e| format!("cannot escape the note ({e})"))?;
+    }
+    Ok(out)
+}
+
+/// The result of a whole package as rmcp writes it (a call that did not come over HTTP),
+/// with the text block the splice writes.
+pub(crate) fn package_result(value: Value, package: &Assembled) -> Result<CallToolResult, String> {
+    let escaped = escaped_text_block(package)?;
+    let text: String = serde_json::from_slice(&escaped).map_err(|e| e.to_string())?;
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value);
+    Ok(result)
 }
 
 /// Rewrites the JSON-RPC response `response` so that its result carries `package`, whose
