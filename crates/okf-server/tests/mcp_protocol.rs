@@ -393,3 +393,22 @@ async fn a_key_given_twice_anywhere_in_a_message_is_an_invalid_request_naming_th
         );
     }
 }
+
+#[tokio::test]
+async fn the_server_instructions_fit_the_512_characters_hosts_show() {
+    assert!(
+        okf_server::INSTRUCTIONS.chars().count() <= 512,
+        "{} characters",
+        okf_server::INSTRUCTIONS.chars().count()
+    );
+    let reply = rpc(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+    .await;
+    assert_eq!(
+        reply.body["result"]["instructions"],
+        okf_server::INSTRUCTIONS
+    );
+    for says in ["never answers", "untrusted", "evidence_status"] {
+        assert!(okf_server::INSTRUCTIONS.contains(says), "{says}");
+    }
+}
