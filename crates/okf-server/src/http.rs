@@ -114,6 +114,7 @@ struct AppState {
     ask_window: Arc<Mutex<RateWindow>>,
     other_window: Arc<Mutex<RateWindow>>,
     escaped: Arc<EscapedTexts>,
+    compressed: Arc<crate::compression::CompressedPackages>,
 }
 
 /// What a handler tells the request log about its outcome.
@@ -165,6 +166,56 @@ fn package_response(package: Arc<okf_engine::Assembled>) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
+/// A package response in the coding the client accepts (identity when it accepts none, or
+/// the package is small, or compressing failed), compressed once per `context_id` and coding.
+async fn package_reply(
+    state: &AppState,
+    coding: Option<crate::compression::Coding>,
+    package: Arc<okf_engine::Assembled>,
+) -> Response {
+    use crate::compression::{MIN_COMPRESSED_BYTES, content_encoding};
+    let vary = |mut response: Response| {
+        response
+            .headers_mut()
+            .insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        response
+    };
+    let Some(coding) = coding.filter(|_| package.json.len() >= MIN_COMPRESSED_BYTES) else {
+        return vary(package_response(package));
+    };
+    let cache = Arc::clone(&state.compressed);
+    let kept = Arc::clone(&package);
+    let compressed = tokio::task::spawn_blocking(move || {
+        cache.get(&kept.context_id, coding, kept.json.as_bytes())
+    })
+    .await;
+    match compressed {
+        Ok(Ok((body, fresh))) => {
+            if fresh {
+                state
+                    .service
+                    .ops()
+                    .metrics
+                    .package_compressed(coding.token());
+            }
+            vary(
+                (
+                    [
+                        (
+                            header::CONTENT_TYPE,
+                            HeaderValue::from_static("application/json"),
+                        ),
+                        (header::CONTENT_ENCODING, content_encoding(coding)),
+                    ],
+                    Body::from(body),
+                )
+                    .into_response(),
+            )
+        }
+        _ => vary(package_response(package)),
+    }
+}
+
 fn json_response(text: String) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], text).into_response()
 }
@@ -208,6 +259,7 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
         ask_window: window(),
         other_window: window(),
         escaped: Arc::default(),
+        compressed: Arc::default(),
         config: Arc::new(config),
     };
     Router::new()
@@ -251,6 +303,13 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
             Arc::clone(&state.service),
             crate::ops::track,
         ))
+        // Outermost: every response in the coding the client accepts (gzip, br, zstd), at the
+        // fastest level; package bodies arrive already compressed and cached (package_reply)
+        // and are left as they are.
+        .layer(
+            tower_http::compression::CompressionLayer::new()
+                .quality(tower_http::CompressionLevel::Fastest),
+        )
         .with_state(state)
 }
 
@@ -849,6 +908,7 @@ async fn splice_package(
 }
 
 async fn ask(State(state): State<AppState>, request: Request) -> Response {
+    let coding = crate::compression::negotiate(request.headers());
     // load_guard has already read the body within the limit; this only collects it.
     let bytes = match read_body(request.into_body(), state.config.max_body_bytes).await {
         Ok(b) => b,
@@ -865,7 +925,10 @@ async fn ask(State(state): State<AppState>, request: Request) -> Response {
     let (mut response, evidence_status) = match outcome {
         Ok(Ok(answer)) => {
             let status = answer.package_status();
-            (package_response(answer.package), Some(status))
+            (
+                package_reply(&state, coding, answer.package).await,
+                Some(status),
+            )
         }
         Ok(Err(e)) => (service_error(&e), None),
         Err(_) => (
@@ -956,9 +1019,15 @@ async fn read_evidence(State(state): State<AppState>, request: Request) -> Respo
     deliver(state, request, ReadArgs::from_value, read).await
 }
 
-async fn context(State(state): State<AppState>, Path(context_id): Path<String>) -> Response {
+async fn context(
+    State(state): State<AppState>,
+    Path(context_id): Path<String>,
+    headers: axum::http::HeaderMap,
+) -> Response {
     match state.service.context(&context_id) {
-        Ok(package) => package_response(package),
+        Ok(package) => {
+            package_reply(&state, crate::compression::negotiate(&headers), package).await
+        }
         Err(e) => service_error(&e),
     }
 }

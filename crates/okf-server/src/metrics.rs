@@ -38,6 +38,11 @@ struct Outcome {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CodingLabel {
+    coding: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct VersionState {
     state: &'static str,
 }
@@ -96,6 +101,7 @@ pub struct Metrics {
     load_failures: Counter,
     reloads: Family<Outcome, Counter>,
     versions: Family<VersionState, Gauge>,
+    compressions: Family<CodingLabel, Counter>,
 }
 
 impl Default for Metrics {
@@ -150,6 +156,12 @@ impl Default for Metrics {
             "Declared bundle versions by state: ready, retained (old verified copy) or refused",
             versions.clone(),
         );
+        let compressions = Family::<CodingLabel, Counter>::default();
+        registry.register(
+            "package_compressions",
+            "Package bodies compressed, by coding (a package is compressed once per coding while it is kept)",
+            compressions.clone(),
+        );
         registry.register(
             "log_lines_dropped",
             "Log lines that could not be written (a failing or stalled log sink); service goes on",
@@ -165,6 +177,7 @@ impl Default for Metrics {
             load_failures,
             reloads,
             versions,
+            compressions,
         }
     }
 }
@@ -213,6 +226,13 @@ impl Metrics {
                 .get_or_create(&VersionState { state })
                 .set(i64::try_from(n).unwrap_or(i64::MAX));
         }
+    }
+
+    /// Counts one package body compressed in `coding`.
+    pub fn package_compressed(&self, coding: &'static str) {
+        self.compressions
+            .get_or_create(&CodingLabel { coding })
+            .inc();
     }
 
     /// Counts one reload attempt.

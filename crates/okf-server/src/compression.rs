@@ -1,0 +1,217 @@
+//! Compressed package bodies. `tower-http`'s layer compresses every other response as it
+//! streams; a package is compressed once per coding and kept by `context_id` (which fixes its
+//! bytes), so a repeated question, a retry or many clients asking the same thing do not
+//! compress ~0.5 MB again. A response that already carries `Content-Encoding` is left alone by
+//! the layer.
+
+use axum::http::{HeaderMap, HeaderValue, header};
+use bytes::Bytes;
+use std::collections::VecDeque;
+use std::io::Write;
+use std::sync::{Mutex, PoisonError};
+
+/// A content coding this server writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Coding {
+    /// Zstandard (RFC 8878), level 3.
+    Zstd,
+    /// Brotli (RFC 7932), quality 4.
+    Br,
+    /// gzip (RFC 1952), level 1.
+    Gzip,
+}
+
+impl Coding {
+    /// The token of `Content-Encoding` and `Accept-Encoding`.
+    pub(crate) fn token(self) -> &'static str {
+        match self {
+            Coding::Zstd => "zstd",
+            Coding::Br => "br",
+            Coding::Gzip => "gzip",
+        }
+    }
+
+    /// Codings in the order this server prefers them when a client accepts several equally.
+    const PREFERRED: [Coding; 3] = [Coding::Zstd, Coding::Br, Coding::Gzip];
+
+    /// Compresses `bytes`. Levels favour speed: a package is compressed on the request path
+    /// once, and the ratio at these levels is within a few per cent of the slow ones on JSON.
+    fn encode(self, bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+        match self {
+            Coding::Zstd => zstd::bulk::compress(bytes, 3),
+            Coding::Br => {
+                let mut out = Vec::with_capacity(bytes.len() / 4);
+                let params = brotli::enc::BrotliEncoderParams {
+                    quality: 4,
+                    ..Default::default()
+                };
+                brotli::BrotliCompress(&mut &bytes[..], &mut out, &params)?;
+                Ok(out)
+            }
+            Coding::Gzip => {
+                let mut encoder = flate2::write::GzEncoder::new(
+                    Vec::with_capacity(bytes.len() / 4),
+                    flate2::Compression::fast(),
+                );
+                encoder.write_all(bytes)?;
+                encoder.finish()
+            }
+        }
+    }
+}
+
+/// The coding to answer with for a request's `Accept-Encoding`: the most preferred coding the
+/// client accepts with the highest quality value, or `None` (identity). Tokens are
+/// case-insensitive; `*` stands for every coding not named; `q=0` refuses a coding.
+pub(crate) fn negotiate(headers: &HeaderMap) -> Option<Coding> {
+    // (token, quality in thousandths); a malformed quality refuses its coding.
+    let items: Vec<(String, u16)> = headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|item| {
+            let mut parts = item.split(';');
+            let token = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let q = parts
+                .find_map(|p| p.trim().strip_prefix("q=").map(parse_q))
+                .unwrap_or(Some(1000))
+                .unwrap_or(0);
+            (token, q)
+        })
+        .collect();
+    let quality = |coding: Coding| {
+        let named = items.iter().find(|(t, _)| t == coding.token());
+        named
+            .or_else(|| items.iter().find(|(t, _)| t == "*"))
+            .map_or(0, |(_, q)| *q)
+    };
+    // The highest quality wins; among equals, the first in the server's preference.
+    Coding::PREFERRED
+        .into_iter()
+        .map(|c| (quality(c), c))
+        .filter(|(q, _)| *q > 0)
+        .fold(None, |best: Option<(u16, Coding)>, (q, c)| match best {
+            Some((bq, _)) if bq >= q => best,
+            _ => Some((q, c)),
+        })
+        .map(|(_, c)| c)
+}
+
+/// A quality value in thousandths (`1`, `0.5`, `0.001`), or `None` when malformed.
+fn parse_q(text: &str) -> Option<u16> {
+    let text = text.trim();
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    if fraction.len() > 3 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let thousandths = format!("{fraction:0<3}").parse::<u16>().ok()?;
+    match whole {
+        "0" => Some(thousandths),
+        "1" if thousandths == 0 => Some(1000),
+        _ => None,
+    }
+}
+
+/// Packages smaller than this go out as they are: compressing them saves too little.
+pub(crate) const MIN_COMPRESSED_BYTES: usize = 1024;
+
+/// How many compressed package bodies are kept.
+const KEPT: usize = 32;
+
+/// Compressed package bodies by `context_id` and coding, the most recent first.
+#[derive(Debug, Default)]
+pub(crate) struct CompressedPackages(Mutex<VecDeque<(String, Coding, Bytes)>>);
+
+impl CompressedPackages {
+    /// `json` (the package whose id is `context_id`) in `coding`, from the kept ones or
+    /// compressed now; the flag says whether it was compressed now.
+    pub(crate) fn get(
+        &self,
+        context_id: &str,
+        coding: Coding,
+        json: &[u8],
+    ) -> std::io::Result<(Bytes, bool)> {
+        let kept = |list: &VecDeque<(String, Coding, Bytes)>| {
+            list.iter()
+                .find(|(id, c, _)| id == context_id && *c == coding)
+                .map(|(_, _, body)| body.clone())
+        };
+        if let Some(body) = kept(&self.0.lock().unwrap_or_else(PoisonError::into_inner)) {
+            return Ok((body, false));
+        }
+        let body = Bytes::from(coding.encode(json)?);
+        let mut list = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept(&list).is_none() {
+            list.push_front((context_id.to_owned(), coding, body.clone()));
+            list.truncate(KEPT);
+        }
+        Ok((body, true))
+    }
+}
+
+/// The headers of a compressed body.
+pub(crate) fn content_encoding(coding: Coding) -> HeaderValue {
+    HeaderValue::from_static(coding.token())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use std::io::Read;
+
+    fn accept(value: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_str(value).unwrap(),
+        );
+        h
+    }
+
+    #[test]
+    fn negotiation_follows_quality_values_then_the_servers_preference() {
+        assert_eq!(negotiate(&HeaderMap::new()), None);
+        assert_eq!(negotiate(&accept("identity")), None);
+        assert_eq!(negotiate(&accept("gzip")), Some(Coding::Gzip));
+        assert_eq!(negotiate(&accept("gzip, deflate, br")), Some(Coding::Br));
+        assert_eq!(negotiate(&accept("gzip, br, zstd")), Some(Coding::Zstd));
+        assert_eq!(negotiate(&accept("br;q=0.5, gzip")), Some(Coding::Gzip));
+        assert_eq!(negotiate(&accept("BR")), Some(Coding::Br));
+        assert_eq!(negotiate(&accept("*")), Some(Coding::Zstd));
+        assert_eq!(negotiate(&accept("*, zstd;q=0")), Some(Coding::Br));
+        assert_eq!(negotiate(&accept("gzip;q=0")), None);
+        assert_eq!(negotiate(&accept("gzip;q=2")), None, "malformed q refuses");
+        assert_eq!(negotiate(&accept("gzip;q=0.001")), Some(Coding::Gzip));
+    }
+
+    #[test]
+    fn every_coding_round_trips_and_a_kept_body_is_not_compressed_again() {
+        let json = br#"{"a":"x"}"#.repeat(500);
+        let cache = CompressedPackages::default();
+        for coding in Coding::PREFERRED {
+            let (body, fresh) = cache.get("urn:sha256:1", coding, &json).unwrap();
+            assert!(fresh);
+            assert!(body.len() < json.len() / 4, "{coding:?}");
+            let mut back = Vec::new();
+            match coding {
+                Coding::Zstd => back = zstd::bulk::decompress(&body, json.len()).unwrap(),
+                Coding::Br => {
+                    brotli::Decompressor::new(&body[..], 4096)
+                        .read_to_end(&mut back)
+                        .unwrap();
+                }
+                Coding::Gzip => {
+                    flate2::read::GzDecoder::new(&body[..])
+                        .read_to_end(&mut back)
+                        .unwrap();
+                }
+            }
+            assert_eq!(back, json, "{coding:?}");
+            let (again, fresh) = cache.get("urn:sha256:1", coding, &json).unwrap();
+            assert!(!fresh);
+            assert_eq!(again.as_ptr(), body.as_ptr());
+        }
+    }
+}
