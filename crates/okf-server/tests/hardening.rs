@@ -187,10 +187,10 @@ fn read_reply(s: &mut TcpStream) -> Reply {
 /// connection was closed or reset without an answer).
 fn try_read_reply(s: &mut TcpStream) -> Result<Reply, String> {
     let mut raw = Vec::new();
-    if let Err(e) = s.read_to_end(&mut raw) {
-        if raw.is_empty() {
-            return Err(format!("no response: {e}"));
-        }
+    if let Err(e) = s.read_to_end(&mut raw)
+        && raw.is_empty()
+    {
+        return Err(format!("no response: {e}"));
     }
     let split = raw
         .windows(4)
@@ -849,8 +849,9 @@ impl Server {
         s.set_read_timeout(Some(Duration::from_millis(500)))
             .unwrap();
         let mut buf = [0u8; 64];
+        // Anything but a timeout (the end, a reset, even bytes) means it was not kept open.
         match s.read(&mut buf) {
-            Ok(_) => true,
+            Ok(_n) => true,
             Err(e) => !matches!(
                 e.kind(),
                 std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
