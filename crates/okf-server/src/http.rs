@@ -2,6 +2,7 @@
 //! and concurrency limits, timeouts, body limits, content types, security headers, one log
 //! line per request).
 
+use crate::fairness::{Budget, ClientAddr, ClientKey, RateLimit, Refusal, client_key};
 use crate::mcp::{OkfMcp, check_message};
 use crate::mcp_splice::{EscapedTexts, MAX_PLACEHOLDER_BYTES, PackageSlot, splice};
 use crate::schemas;
@@ -16,9 +17,11 @@ use axum::routing::{get, post};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
-use std::sync::{Arc, Mutex};
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use tokio::sync::Semaphore;
 
 /// Limits and allow-lists of the HTTP boundary.
 #[derive(Debug, Clone)]
@@ -52,6 +55,23 @@ pub struct HttpConfig {
     /// Lists the MCP conformance suite's fixture tool (`okf serve --mcp-conformance-fixture`,
     /// for the suite's `json-schema-2020-12` scenario only; off by default).
     pub mcp_conformance_fixture: bool,
+    /// At most this many requests per `rate_limit` window and route class from one client
+    /// (never more than `rate_limit`'s own count); `None`: only the overall limit.
+    pub client_rate_limit: Option<u32>,
+    /// Most of the `max_concurrent` slots one client may hold; `None`: no per-client share.
+    pub client_max_concurrent: Option<usize>,
+    /// Most of the `max_reading` bodies one client may be sending; `None`: no per-client
+    /// share.
+    pub client_max_reading: Option<usize>,
+    /// Most of the `max_connections` one client address may hold open (a trusted proxy's
+    /// connections count against `max_connections` only); `None`: no per-client share.
+    pub client_max_connections: Option<usize>,
+    /// Most client addresses each per-client table tracks; past it, new addresses share one
+    /// entry (with the per-client limits) until tracked ones expire.
+    pub max_clients: usize,
+    /// Peers whose `X-Forwarded-For` names the client: its right-most address that is not
+    /// itself a trusted proxy. From any other peer the header is ignored.
+    pub trusted_proxies: Vec<IpAddr>,
 }
 
 impl HttpConfig {
@@ -68,21 +88,20 @@ impl HttpConfig {
             request_timeout: Duration::from_secs(10),
             max_concurrent: 64,
             max_reading: 256,
-            rate_limit: Some((6000, Duration::from_secs(60))),
+            rate_limit: Some((60_000, Duration::from_secs(60))),
             max_header_bytes: 16 * 1024,
             max_uri_bytes: 8 * 1024,
             max_connections: 1024,
             header_read_timeout: Duration::from_secs(5),
             mcp_conformance_fixture: false,
+            client_rate_limit: Some(6000),
+            client_max_concurrent: Some(32),
+            client_max_reading: Some(32),
+            client_max_connections: Some(128),
+            max_clients: 4096,
+            trusted_proxies: Vec::new(),
         }
     }
-}
-
-/// Fixed-window request counter of one route class.
-#[derive(Debug)]
-struct RateWindow {
-    started: Instant,
-    count: u32,
 }
 
 /// Which rate window a request counts against: a flood of cheap requests (404s, page
@@ -109,10 +128,10 @@ fn route_class(request: &Request) -> RouteClass {
 struct AppState {
     service: Arc<Service>,
     config: Arc<HttpConfig>,
-    permits: Arc<Semaphore>,
-    readers: Arc<Semaphore>,
-    ask_window: Arc<Mutex<RateWindow>>,
-    other_window: Arc<Mutex<RateWindow>>,
+    permits: Arc<Budget>,
+    readers: Arc<Budget>,
+    /// The rate limits of asks and of everything else; `None` when rate limiting is off.
+    rates: Option<Arc<[RateLimit; 2]>>,
     escaped: Arc<EscapedTexts>,
     compressed: Arc<crate::compression::CompressedPackages>,
 }
@@ -246,18 +265,23 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
         Arc::new(NeverSessionManager::default()),
         mcp_config,
     );
-    let window = || {
-        Arc::new(Mutex::new(RateWindow {
-            started: Instant::now(),
-            count: 0,
-        }))
-    };
+    let rates = config.rate_limit.map(|(limit, window)| {
+        let rate = || RateLimit::new(limit, window, config.client_rate_limit, config.max_clients);
+        Arc::new([rate(), rate()])
+    });
     let state = AppState {
         service,
-        permits: Arc::new(Semaphore::new(config.max_concurrent)),
-        readers: Arc::new(Semaphore::new(config.max_reading)),
-        ask_window: window(),
-        other_window: window(),
+        permits: Budget::new(
+            config.max_concurrent,
+            config.client_max_concurrent,
+            config.max_clients,
+        ),
+        readers: Budget::new(
+            config.max_reading,
+            config.client_max_reading,
+            config.max_clients,
+        ),
+        rates,
         escaped: Arc::default(),
         compressed: Arc::default(),
         config: Arc::new(config),
@@ -298,6 +322,7 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
         .merge(crate::ops::routes(Arc::clone(&state.service)))
         .layer(middleware::from_fn_with_state(state.clone(), origin_guard))
         .layer(middleware::from_fn_with_state(state.clone(), framing_guard))
+        .layer(middleware::from_fn(close_unread_bodies))
         .layer(middleware::from_fn(headers_and_log))
         .layer(middleware::from_fn_with_state(
             Arc::clone(&state.service),
@@ -609,33 +634,73 @@ fn too_many(retry_after: u64, message: &str) -> Response {
     response
 }
 
-/// Counts a request against its class's window; `Some(seconds)` when the window is full.
-fn rate_check(state: &AppState, class: RouteClass) -> Option<u64> {
-    let window_lock = match class {
+/// Counts a request against its class's window, the client's and the overall one;
+/// `Some((which, seconds left))` when one is full.
+fn rate_check(state: &AppState, class: RouteClass, client: ClientKey) -> Option<(Refusal, u64)> {
+    let rates = state.rates.as_ref()?;
+    let rate = match class {
         RouteClass::Health => return None,
-        RouteClass::Ask => &state.ask_window,
-        RouteClass::Other => &state.other_window,
+        RouteClass::Ask => &rates[0],
+        RouteClass::Other => &rates[1],
     };
-    let (limit, window) = state.config.rate_limit?;
-    // The window is two counters, valid whatever a panicking holder left behind.
-    let mut w = window_lock
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let now = Instant::now();
-    if now.duration_since(w.started) >= window {
-        w.started = now;
-        w.count = 0;
+    rate.check(client)
+        .err()
+        .map(|(refusal, left)| (refusal, left.as_secs().max(1)))
+}
+
+/// Says `Connection: close` on a response given before the request's body was read to its
+/// end. hyper does not keep such a connection (the unread rest would be taken for the next
+/// request) and would otherwise close it unannounced, which a keep-alive client sees as a
+/// broken pipe on its next request instead of this response.
+async fn close_unread_bodies(request: Request, next: Next) -> Response {
+    use axum::body::HttpBody;
+    if request.body().is_end_stream() {
+        return next.run(request).await;
     }
-    if w.count >= limit {
-        return Some(
-            window
-                .saturating_sub(now.duration_since(w.started))
-                .as_secs()
-                .max(1),
-        );
+    let finished = Arc::new(AtomicBool::new(false));
+    let request = request.map(|body| {
+        Body::new(WatchedBody {
+            inner: body,
+            finished: Arc::clone(&finished),
+        })
+    });
+    let mut response = next.run(request).await;
+    if !finished.load(Ordering::Acquire) {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
-    w.count += 1;
-    None
+    response
+}
+
+/// A request body that records when it has been read to its end.
+struct WatchedBody {
+    inner: Body,
+    finished: Arc<AtomicBool>,
+}
+
+impl axum::body::HttpBody for WatchedBody {
+    type Data = bytes::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        let polled = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+        if matches!(polled, Poll::Ready(None)) || self.inner.is_end_stream() {
+            self.finished.store(true, Ordering::Release);
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 fn timed_out() -> Response {
@@ -679,24 +744,47 @@ async fn read_body(mut body: Body, limit: usize) -> Result<bytes::Bytes, Respons
 /// body is read under a *reading* permit, and a processing slot is taken only once the whole
 /// request is in hand, so slow senders cannot starve complete requests. The request
 /// deadline covers body reading and handling; both limits answer 429 with `Retry-After`.
+/// Each limit holds per client ([`crate::fairness`]) below its overall ceiling, so one
+/// client's flood is refused before it can use up the others' share.
 async fn load_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let class = route_class(&request);
     if class == RouteClass::Health {
         return next.run(request).await;
     }
-    if let Some(seconds) = rate_check(&state, class) {
+    let client = client_key(
+        request.extensions().get::<ClientAddr>().map(|a| a.0),
+        request.headers().get_all("x-forwarded-for").iter(),
+        &state.config.trusted_proxies,
+    );
+    if let Some((refusal, seconds)) = rate_check(&state, class, client) {
         return too_many(
             seconds,
-            "too many requests in this window; retry after the indicated seconds",
+            match refusal {
+                Refusal::Client => {
+                    "too many requests from this client in this window; retry after the indicated seconds"
+                }
+                Refusal::Global => {
+                    "too many requests in this window; retry after the indicated seconds"
+                }
+            },
         );
     }
     let deadline = tokio::time::Instant::now() + state.config.request_timeout;
     let request = if request.method() == Method::POST {
-        let Ok(_reading) = Arc::clone(&state.readers).try_acquire_owned() else {
-            return too_many(
-                1,
-                "the server is receiving its maximum number of request bodies; retry shortly",
-            );
+        let _reading = match state.readers.try_acquire(Some(client)) {
+            Ok(pass) => pass,
+            Err(Refusal::Client) => {
+                return too_many(
+                    1,
+                    "this client is sending its maximum number of request bodies; retry shortly",
+                );
+            }
+            Err(Refusal::Global) => {
+                return too_many(
+                    1,
+                    "the server is receiving its maximum number of request bodies; retry shortly",
+                );
+            }
         };
         let (parts, body) = request.into_parts();
         match tokio::time::timeout_at(deadline, read_body(body, state.config.max_body_bytes)).await
@@ -708,11 +796,20 @@ async fn load_guard(State(state): State<AppState>, request: Request, next: Next)
     } else {
         request
     };
-    let Ok(_permit) = Arc::clone(&state.permits).try_acquire_owned() else {
-        return too_many(
-            1,
-            "the server is handling its maximum number of concurrent requests; retry shortly",
-        );
+    let _permit = match state.permits.try_acquire(Some(client)) {
+        Ok(pass) => pass,
+        Err(Refusal::Client) => {
+            return too_many(
+                1,
+                "this client has its maximum number of requests in progress; retry shortly",
+            );
+        }
+        Err(Refusal::Global) => {
+            return too_many(
+                1,
+                "the server is handling its maximum number of concurrent requests; retry shortly",
+            );
+        }
     };
     match tokio::time::timeout_at(deadline, next.run(request)).await {
         Ok(response) => response,

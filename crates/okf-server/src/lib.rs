@@ -8,6 +8,7 @@
 mod compression;
 mod connections;
 pub mod delivery;
+mod fairness;
 mod http;
 mod mcp;
 mod mcp_splice;
@@ -20,6 +21,7 @@ pub mod service;
 mod strict_json;
 pub mod workbench;
 
+pub use fairness::ClientAddr;
 pub use http::{HttpConfig, router};
 pub use mcp::{CONFORMANCE_FIXTURE_TOOL, INSTRUCTIONS, OkfMcp};
 pub use registry::{Registry, RegistryError};

@@ -6,6 +6,7 @@ use crate::{CliError, example};
 use clap::{Args, ValueEnum};
 use okf_server::{CacheLimits, HttpConfig, Lifecycle, Registry, Service};
 use std::io::Write;
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 use tracing_subscriber::layer::SubscriberExt;
@@ -37,16 +38,45 @@ pub(crate) struct ServeArgs {
     /// Most requests handled at once; more get 429.
     #[arg(long, env = "OKF_MAX_CONCURRENT", default_value_t = 64)]
     max_concurrent: usize,
+    /// Most requests one client may have handled at once (of --max-concurrent); more get 429
+    /// (0: no per-client share).
+    #[arg(long, env = "OKF_CLIENT_MAX_CONCURRENT", default_value_t = 32)]
+    client_max_concurrent: usize,
     /// Most requests per minute in each route class (asks; everything else) across all
-    /// clients; more get 429. /health is never limited (0 disables the limit).
-    #[arg(long, env = "OKF_RATE_LIMIT_PER_MINUTE", default_value_t = 6000)]
+    /// clients; more get 429. /health is never limited (0 disables rate limiting, the
+    /// per-client limit included).
+    #[arg(long, env = "OKF_RATE_LIMIT_PER_MINUTE", default_value_t = 60_000)]
     rate_limit_per_minute: u32,
+    /// Most requests per minute in each route class from one client; more get 429 (0: only
+    /// the overall limit).
+    #[arg(long, env = "OKF_CLIENT_RATE_LIMIT_PER_MINUTE", default_value_t = 6000)]
+    client_rate_limit_per_minute: u32,
     /// Most requests still receiving their bodies; more get 429.
     #[arg(long, default_value_t = 256)]
     max_reading: usize,
+    /// Most requests one client may have receiving their bodies; more get 429 (0: no
+    /// per-client share).
+    #[arg(long, default_value_t = 32)]
+    client_max_reading: usize,
     /// Most open connections; further ones are closed at once.
     #[arg(long, default_value_t = 1024)]
     max_connections: usize,
+    /// Most open connections from one client address (a trusted proxy's count against
+    /// --max-connections only); further ones are closed at once (0: no per-client share).
+    #[arg(long, default_value_t = 128)]
+    client_max_connections: usize,
+    /// Most client addresses tracked by each per-client limit; past it, new addresses share
+    /// one client's limits until tracked ones expire.
+    #[arg(long, default_value_t = 4096)]
+    max_clients: usize,
+    /// Address of a reverse proxy whose X-Forwarded-For header names the client (repeatable,
+    /// or comma-separated in the variable). From any other peer the header is ignored.
+    #[arg(
+        long = "trusted-proxy",
+        env = "OKF_TRUSTED_PROXIES",
+        value_delimiter = ','
+    )]
+    trusted_proxies: Vec<IpAddr>,
     /// Milliseconds a connection may take to send a request head (idle keep-alive included).
     #[arg(long, default_value_t = 5_000)]
     header_timeout_ms: u64,
@@ -152,10 +182,16 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
         allow_hosts,
         allow_origins,
         max_concurrent,
+        client_max_concurrent,
         rate_limit_per_minute,
+        client_rate_limit_per_minute,
         timeout_ms,
         max_reading,
+        client_max_reading,
         max_connections,
+        client_max_connections,
+        max_clients,
+        trusted_proxies,
         header_timeout_ms,
         mcp_conformance_fixture,
         ..
@@ -171,6 +207,14 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
         config.max_connections = max_connections.max(1);
         config.header_read_timeout = Duration::from_millis(header_timeout_ms.max(1));
         config.mcp_conformance_fixture = mcp_conformance_fixture;
+        config.client_max_concurrent = (client_max_concurrent > 0).then_some(client_max_concurrent);
+        config.client_rate_limit =
+            (client_rate_limit_per_minute > 0).then_some(client_rate_limit_per_minute);
+        config.client_max_reading = (client_max_reading > 0).then_some(client_max_reading);
+        config.client_max_connections =
+            (client_max_connections > 0).then_some(client_max_connections);
+        config.max_clients = max_clients.max(1);
+        config.trusted_proxies = trusted_proxies;
     });
     let served = runtime.block_on(okf_server::serve(
         service,

@@ -76,6 +76,7 @@ http {{
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_next_upstream error timeout http_502 http_503 non_idempotent;
       proxy_next_upstream_tries 2;
       proxy_connect_timeout 2s;
@@ -170,7 +171,13 @@ fn requests() -> Vec<(
 fn two_replicas_behind_nginx_give_the_same_bytes_and_survive_losing_one() {
     let dir = temp_dir("replicas");
     let registry = both_bundles(&dir);
-    let args = ["--registry", registry.to_str().unwrap()];
+    // nginx on loopback is the trusted proxy whose X-Forwarded-For names the client.
+    let args = [
+        "--registry",
+        registry.to_str().unwrap(),
+        "--trusted-proxy",
+        "127.0.0.1",
+    ];
     let a = Server::start(&args);
     let b = Server::start(&args);
     let nginx = start_nginx(&dir, &[&a.addr, &b.addr]);

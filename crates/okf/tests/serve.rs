@@ -567,6 +567,32 @@ fn rate_limit_answers_429_with_retry_after() {
 }
 
 #[test]
+fn the_per_client_rate_limit_and_trusted_proxies_come_from_flags_and_variables() {
+    // Every request here comes from 127.0.0.1, named as the trusted proxy by the variable:
+    // the clients are the addresses it forwards for.
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_okf"));
+    command
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(["--client-rate-limit-per-minute", "3"])
+        .env("OKF_TRUSTED_PROXIES", "192.0.2.1,127.0.0.1");
+    let server = Server::spawn(command);
+    let from = |client: &str| {
+        server
+            .request("GET", "/api/bundles", &[("X-Forwarded-For", client)], b"")
+            .status
+    };
+    for _ in 0..3 {
+        assert_eq!(from("198.51.100.1"), 200);
+    }
+    assert_eq!(from("198.51.100.1"), 429);
+    assert_eq!(
+        from("198.51.100.2"),
+        200,
+        "another client has its own budget"
+    );
+}
+
+#[test]
 fn restricted_records_never_leave_the_server() {
     let index: Value = serde_json::from_str(include_str!("../example/index.json")).unwrap();
     let restricted: Vec<&Value> = index["records"]
