@@ -2,6 +2,8 @@
 //! only restricted records carry, and it assembles the same package bytes as the full index
 //! under the same binding, on the example bundle and on the DWP index with records restricted.
 
+#![allow(clippy::expect_used)]
+
 use okf_engine::{Budget, ContextIndex, assemble, public_projection, restricted_only_strings};
 use serde_json::Value;
 use std::path::Path;
