@@ -740,6 +740,22 @@ async fn read_body(mut body: Body, limit: usize) -> Result<bytes::Bytes, Respons
     Ok(buffer.freeze())
 }
 
+/// A pass from `budget` for `client`, or the message of the 429 that says whose share is
+/// used up.
+fn acquire(
+    budget: &Arc<Budget>,
+    client: ClientKey,
+    client_full: &'static str,
+    server_full: &'static str,
+) -> Result<crate::fairness::Pass, &'static str> {
+    budget
+        .try_acquire(Some(client))
+        .map_err(|refusal| match refusal {
+            Refusal::Client => client_full,
+            Refusal::Global => server_full,
+        })
+}
+
 /// Rate limit (fixed window per route class, `/health` exempt), then the slot policy: a POST
 /// body is read under a *reading* permit, and a processing slot is taken only once the whole
 /// request is in hand, so slow senders cannot starve complete requests. The request
@@ -771,20 +787,14 @@ async fn load_guard(State(state): State<AppState>, request: Request, next: Next)
     }
     let deadline = tokio::time::Instant::now() + state.config.request_timeout;
     let request = if request.method() == Method::POST {
-        let _reading = match state.readers.try_acquire(Some(client)) {
+        let _reading = match acquire(
+            &state.readers,
+            client,
+            "this client is sending its maximum number of request bodies; retry shortly",
+            "the server is receiving its maximum number of request bodies; retry shortly",
+        ) {
             Ok(pass) => pass,
-            Err(Refusal::Client) => {
-                return too_many(
-                    1,
-                    "this client is sending its maximum number of request bodies; retry shortly",
-                );
-            }
-            Err(Refusal::Global) => {
-                return too_many(
-                    1,
-                    "the server is receiving its maximum number of request bodies; retry shortly",
-                );
-            }
+            Err(message) => return too_many(1, message),
         };
         let (parts, body) = request.into_parts();
         match tokio::time::timeout_at(deadline, read_body(body, state.config.max_body_bytes)).await
@@ -796,20 +806,14 @@ async fn load_guard(State(state): State<AppState>, request: Request, next: Next)
     } else {
         request
     };
-    let _permit = match state.permits.try_acquire(Some(client)) {
+    let _permit = match acquire(
+        &state.permits,
+        client,
+        "this client has its maximum number of requests in progress; retry shortly",
+        "the server is handling its maximum number of concurrent requests; retry shortly",
+    ) {
         Ok(pass) => pass,
-        Err(Refusal::Client) => {
-            return too_many(
-                1,
-                "this client has its maximum number of requests in progress; retry shortly",
-            );
-        }
-        Err(Refusal::Global) => {
-            return too_many(
-                1,
-                "the server is handling its maximum number of concurrent requests; retry shortly",
-            );
-        }
+        Err(message) => return too_many(1, message),
     };
     match tokio::time::timeout_at(deadline, next.run(request)).await {
         Ok(response) => response,
