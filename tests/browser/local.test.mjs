@@ -94,7 +94,13 @@ async function assertSameEverywhere(page, server, bundle, question, cliArgs) {
   assert.equal(await page.textContent('#context-id'), api.json.context_id);
   assert.equal(cliPackage([...cliArgs, question]), api.text, `${bundle}: okf ask prints the same bytes`);
   const mcp = await mcpAsk(server, { bundle, question });
-  assert.equal(mcp.text, api.text, `${bundle}: MCP text block`);
+  if (api.text.length * 2 < 990_000) {
+    assert.equal(mcp.text, api.text, `${bundle}: MCP text block`);
+  } else {
+    // Too large to travel twice within the hosts' 1 MB result limit: the text block names the
+    // package and structuredContent carries it (DEVIATIONS M8).
+    assert.ok(mcp.text.includes(api.json.context_id), `${bundle}: MCP text block names the package`);
+  }
   assert.equal(mcp.structured, api.text, `${bundle}: MCP structuredContent (key order and escaping are canonical)`);
   return api.json;
 }
