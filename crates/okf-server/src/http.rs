@@ -328,13 +328,9 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
             Arc::clone(&state.service),
             crate::ops::track,
         ))
-        // Outermost: every response in the coding the client accepts (gzip, br, zstd), at the
-        // fastest level; package bodies arrive already compressed and cached (package_reply)
-        // and are left as they are.
-        .layer(
-            tower_http::compression::CompressionLayer::new()
-                .quality(tower_http::CompressionLevel::Fastest),
-        )
+        // Outermost: every response in the coding the client accepts (gzip, br, zstd); package
+        // bodies arrive already compressed and cached (package_reply) and are left as they are.
+        .layer(middleware::from_fn(compress_if_accepted))
         .with_state(state)
 }
 
@@ -374,6 +370,23 @@ async fn method_not_allowed() -> Response {
         "this route does not accept that method",
         None,
     )
+}
+
+/// Runs the request through tower-http's compression (fastest level) when the client sent
+/// `Accept-Encoding` at all; a request without it, as most API clients send, skips the
+/// layer's per-response work.
+async fn compress_if_accepted(request: Request, next: Next) -> Response {
+    use tower::{Layer, ServiceExt};
+    if !request.headers().contains_key(header::ACCEPT_ENCODING) {
+        return next.run(request).await;
+    }
+    let compress = tower_http::compression::CompressionLayer::new()
+        .quality(tower_http::CompressionLevel::Fastest)
+        .layer(next);
+    match compress.oneshot(request).await {
+        Ok(response) => response.map(Body::new),
+        Err(never) => match never {},
+    }
 }
 
 /// The code of an error response some inner service (the MCP transport, the page's asset

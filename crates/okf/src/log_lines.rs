@@ -60,18 +60,45 @@ impl Drop for FlushOnDrop {
     }
 }
 
+/// Most bytes gathered from the queue into one write.
+const BATCH_BYTES: usize = 64 * 1024;
+
+/// Writes queued lines, gathering whatever is already queued into one write: under load the
+/// thread wakes once per batch rather than once per line, and a write that fails drops (and
+/// counts) the lines of its batch.
 fn write_lines(lines: &Receiver<Message>, out: &mut impl Write) {
-    for message in lines {
-        match message {
-            Message::Line(line) => match out.write_all(&line) {
-                Ok(()) => okf_server::metrics::log_line_written(),
-                Err(_) => okf_server::metrics::log_line_dropped(true),
-            },
-            Message::Flush(done) => {
-                let _ = out.flush();
-                let _ = done.try_send(());
+    let mut batch: Vec<u8> = Vec::with_capacity(BATCH_BYTES);
+    let mut count = 0u64;
+    let flush = |batch: &mut Vec<u8>, count: &mut u64, out: &mut dyn Write| {
+        if batch.is_empty() {
+            return;
+        }
+        match out.write_all(batch) {
+            Ok(()) => okf_server::metrics::log_line_written(),
+            Err(_) => (0..*count).for_each(|_| okf_server::metrics::log_line_dropped(true)),
+        }
+        batch.clear();
+        *count = 0;
+    };
+    while let Ok(first) = lines.recv() {
+        let mut next = Some(first);
+        while let Some(message) = next.take() {
+            match message {
+                Message::Line(line) => {
+                    batch.extend_from_slice(&line);
+                    count += 1;
+                }
+                Message::Flush(done) => {
+                    flush(&mut batch, &mut count, out);
+                    let _ = out.flush();
+                    let _ = done.try_send(());
+                }
+            }
+            if batch.len() < BATCH_BYTES {
+                next = lines.try_recv().ok();
             }
         }
+        flush(&mut batch, &mut count, out);
     }
 }
 
