@@ -132,22 +132,37 @@ impl CompressedPackages {
         coding: Coding,
         json: &[u8],
     ) -> std::io::Result<(Bytes, bool)> {
-        let kept = |list: &VecDeque<(String, Coding, Bytes)>| {
-            list.iter()
-                .find(|(id, c, _)| id == context_id && *c == coding)
-                .map(|(_, _, body)| body.clone())
-        };
-        if let Some(body) = kept(&self.0.lock().unwrap_or_else(PoisonError::into_inner)) {
+        if let Some(body) = self.kept(context_id, coding) {
             return Ok((body, false));
         }
         let body = Bytes::from(coding.encode(json)?);
         let mut list = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if kept(&list).is_none() {
+        if find(&list, context_id, coding).is_none() {
             list.push_front((context_id.to_owned(), coding, body.clone()));
             list.truncate(KEPT);
         }
         Ok((body, true))
     }
+
+    /// The kept body of `context_id` in `coding`, if any: a lookup, no compression, so a
+    /// caller can answer a repeat without handing work to a blocking thread.
+    pub(crate) fn kept(&self, context_id: &str, coding: Coding) -> Option<Bytes> {
+        find(
+            &self.0.lock().unwrap_or_else(PoisonError::into_inner),
+            context_id,
+            coding,
+        )
+    }
+}
+
+fn find(
+    list: &VecDeque<(String, Coding, Bytes)>,
+    context_id: &str,
+    coding: Coding,
+) -> Option<Bytes> {
+    list.iter()
+        .find(|(id, c, _)| id == context_id && *c == coding)
+        .map(|(_, _, body)| body.clone())
 }
 
 /// The headers of a compressed body.

@@ -202,12 +202,18 @@ async fn package_reply(
     let Some(coding) = coding.filter(|_| package.json.len() >= MIN_COMPRESSED_BYTES) else {
         return vary(package_response(package));
     };
-    let cache = Arc::clone(&state.compressed);
-    let kept = Arc::clone(&package);
-    let compressed = tokio::task::spawn_blocking(move || {
-        cache.get(&kept.context_id, coding, kept.json.as_bytes())
-    })
-    .await;
+    // A repeat is a lookup; only a first compression goes to a blocking thread.
+    let compressed = match state.compressed.kept(&package.context_id, coding) {
+        Some(body) => Ok(Ok((body, false))),
+        None => {
+            let cache = Arc::clone(&state.compressed);
+            let kept = Arc::clone(&package);
+            tokio::task::spawn_blocking(move || {
+                cache.get(&kept.context_id, coding, kept.json.as_bytes())
+            })
+            .await
+        }
+    };
     match compressed {
         Ok(Ok((body, fresh))) => {
             if fresh {
@@ -405,15 +411,19 @@ fn status_code_name(status: StatusCode) -> &'static str {
     }
 }
 
-/// Replaces a non-JSON error body with the JSON error shape, keeping status and headers.
-fn ensure_json_error(response: Response) -> Response {
-    let status = response.status();
-    let is_json = response
+/// Whether a response already carries a JSON body (`Content-Type: application/json…`).
+fn has_json_body(response: &Response) -> bool {
+    response
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        .is_some_and(|v| v.starts_with("application/json"))
+}
+
+/// Replaces a non-JSON error body with the JSON error shape, keeping status and headers.
+fn ensure_json_error(response: Response) -> Response {
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) || has_json_body(&response) {
         return response;
     }
     let (mut parts, _) = response.into_parts();
@@ -948,12 +958,7 @@ const MAX_TRANSPORT_MESSAGE_CHARS: usize = 200;
 /// can read. Invalid-request code for client errors, internal error otherwise.
 async fn as_jsonrpc_error(response: Response) -> Response {
     let status = response.status();
-    let is_json = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    if is_json || !(status.is_client_error() || status.is_server_error()) {
+    if has_json_body(&response) || !(status.is_client_error() || status.is_server_error()) {
         return response;
     }
     let (parts, body) = response.into_parts();
@@ -990,12 +995,8 @@ async fn splice_package(
     package: &okf_engine::Assembled,
     escaped: Result<bytes::Bytes, String>,
 ) -> Response {
+    let is_json = has_json_body(&response);
     let (mut parts, body) = response.into_parts();
-    let is_json = parts
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
     let spliced = match to_bytes(body, MAX_PLACEHOLDER_BYTES).await {
         Ok(bytes) if is_json => escaped
             .and_then(|text| splice(&bytes, &package.json, &text))
@@ -1192,7 +1193,8 @@ async fn bundles(State(state): State<AppState>) -> Response {
         .corpora
         .values()
         .map(|c| {
-            let state = match (&c.state, c.not_ready()) {
+            let not_ready = c.not_ready();
+            let state = match (&c.state, &not_ready) {
                 (Err(_), _) => "refused",
                 (Ok(_), Some(_)) => "not_ready",
                 (Ok(_), None) => "ready",
@@ -1202,7 +1204,7 @@ async fn bundles(State(state): State<AppState>) -> Response {
                 "state": state,
                 "manifest_sha256": c.manifest_sha256,
             });
-            if let (Some(reason), Value::Object(map)) = (c.not_ready(), &mut row) {
+            if let (Some(reason), Value::Object(map)) = (not_ready, &mut row) {
                 map.insert("reason".into(), json!(reason));
             }
             row

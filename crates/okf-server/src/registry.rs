@@ -183,12 +183,23 @@ pub struct LoadedVersion {
 }
 
 impl LoadedVersion {
-    /// A verified index, its binding and the bytes it was read from.
-    pub fn new(index: ContextIndex, binding: Binding, file_bytes: bytes::Bytes) -> Self {
-        let public_bytes =
-            okf_engine::public_projection(&index).map_or(file_bytes, bytes::Bytes::from);
+    /// A verified index, its binding, the bytes it was read from and their SHA-256 (already
+    /// computed to verify them; only a projection is hashed here).
+    pub fn new(
+        index: ContextIndex,
+        binding: Binding,
+        file_bytes: bytes::Bytes,
+        file_sha256: String,
+    ) -> Self {
+        let (public_bytes, public_sha256) = match okf_engine::public_projection(&index) {
+            Some(projection) => {
+                let sha = okf_engine::canonical::sha256_hex(projection.as_bytes());
+                (bytes::Bytes::from(projection), sha)
+            }
+            None => (file_bytes, file_sha256),
+        };
         LoadedVersion {
-            public_sha256: okf_engine::canonical::sha256_hex(&public_bytes),
+            public_sha256,
             public_bytes,
             index: Arc::new(index),
             binding,
@@ -293,6 +304,7 @@ impl Registry {
                 index,
                 binding,
                 bytes::Bytes::copy_from_slice(index_json.as_bytes()),
+                okf_engine::canonical::sha256_hex(index_json.as_bytes()),
             )),
         };
         let mut registry = Registry::default();
@@ -697,7 +709,7 @@ fn load_version(
     let value: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| format!("index is not JSON: {e}"))?;
     let index = ContextIndex::from_value(value, snapshot).map_err(|e| e.to_string())?;
-    Ok(LoadedVersion::new(index, binding, bytes.into()))
+    Ok(LoadedVersion::new(index, binding, bytes.into(), actual))
 }
 
 #[cfg(test)]

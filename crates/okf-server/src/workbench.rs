@@ -230,9 +230,11 @@ pub fn listing(entries: &BTreeMap<String, WorkbenchEntry>) -> Value {
                 Err(reason) => json!({"id": e.id, "error": reason}),
             };
             if let Value::Object(map) = &mut row {
-                let state = if e.not_ready().is_some() { "not_ready" } else { "ready" };
+                let not_ready = e.not_ready();
+                let state = if not_ready.is_some() { "not_ready" } else { "ready" };
                 map.insert("state".into(), json!(state));
-                if let (Ok(_), Some(reason)) = (&e.state, e.not_ready()) {
+                // A refused entry already says why under `error`.
+                if let (Ok(_), Some(reason)) = (&e.state, not_ready) {
                     map.insert("reason".into(), json!(reason));
                 }
                 if let Some(reason) = &e.retained {
