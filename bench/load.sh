@@ -60,11 +60,20 @@ manifest_args=$(python3 -c 'import json,sys;print(json.dumps({"bundle":"okf-dwp"
 read_args=$(python3 -c 'import json,sys;print(json.dumps({"bundle":"okf-dwp","question":sys.argv[1],"context_id":sys.argv[2],"section":"package","offset":0,"delivery_bytes":65536}))' "$q_dwp" "$cid")
 run "MCP tools/call ask_okf_manifest, DWP imprisonment question" /mcp "$(tool ask_okf_manifest "$manifest_args")"
 run "MCP tools/call read_okf_evidence (package, 64 KiB slice), DWP imprisonment question" /mcp "$(tool read_okf_evidence "$read_args")"
+# ChatGPT's pair on the same question: the search list, and one record's text (a fetch needs
+# the search that listed its id).
+search_args=$(python3 -c 'import json,sys;print(json.dumps({"query":sys.argv[1]}))' "okf-dwp: $q_dwp")
+curl -s -X POST -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+  "$url/mcp" -d "$(tool search "$search_args")" > /dev/null
+run "MCP tools/call search, DWP imprisonment question" /mcp "$(tool search "$search_args")"
+run "MCP tools/call fetch (first record), DWP imprisonment question" /mcp "$(tool fetch "{\"id\":\"$cid#record-1\"}")"
 # A different question on every request (the DWP question plus "(request N)"; about the same
 # 489 KB package): nothing is reused between requests, so this is the cost of a first ask.
 q_distinct="$q_dwp (request @N@)"
 run "distinct questions: POST /api/ask, DWP" /api/ask "$(ask okf-dwp "$q_distinct")" bench/post_distinct.lua
 run "distinct questions: MCP tools/call ask_okf, DWP" /mcp "$(mcp okf-dwp "$q_distinct")" bench/post_distinct.lua
+distinct_manifest=$(python3 -c 'import json,sys;print(json.dumps({"bundle":"okf-dwp","question":sys.argv[1],"delivery_bytes":16384}))' "$q_distinct")
+run "distinct questions: MCP tools/call ask_okf_manifest, DWP" /mcp "$(tool ask_okf_manifest "$distinct_manifest")" bench/post_distinct.lua
 # One client, sequential: the cost of one MCP ask_okf against one POST /api/ask.
 connections=1
 run "sequential: POST /api/ask, DWP imprisonment question" /api/ask "$(ask okf-dwp "$q_dwp")"

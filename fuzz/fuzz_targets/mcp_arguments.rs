@@ -11,12 +11,14 @@ use serde_json::Value;
 #[path = "common.rs"]
 mod common;
 
-const TOOLS: [&str; 5] = [
+const TOOLS: [&str; 7] = [
     "ask_okf",
     "ask_okf_manifest",
     "read_okf_evidence",
     "okf_explain_context",
     "okf_get_context",
+    "search",
+    "fetch",
 ];
 
 fuzz_target!(|data: &[u8]| {

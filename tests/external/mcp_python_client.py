@@ -4,7 +4,7 @@
 Usage: mcp_python_client.py MCP_URL API_URL
 
 For each protocol era the SDK offers ("legacy" initialize, "2026-07-28" stateless, "auto"), it
-lists the tools, calls ask_okf on the example bundle, and checks that structuredContent equals
+lists the tools, calls ask_okf on the example bundle (then search and fetch), and checks that structuredContent equals
 the package POST /api/ask returns for the same input and that the text block carries the same
 JSON. Then it checks that invalid arguments give a tool error and no package. Exit 0 only if
 every check held; prints one line per check.
@@ -30,7 +30,7 @@ async def run(mode, mcp_url, expected_text, failures):
     async with Client(mcp_url, mode=mode) as client:
         tools = await client.list_tools()
         names = [t.name for t in tools.tools]
-        check(failures, f"{mode}: tools listed", names == ["ask_okf", "okf_get_context", "okf_explain_context", "ask_okf_manifest", "read_okf_evidence"], names)
+        check(failures, f"{mode}: tools listed", names == ["ask_okf", "okf_get_context", "okf_explain_context", "ask_okf_manifest", "read_okf_evidence", "search", "fetch"], names)
         ask = next(t for t in tools.tools if t.name == "ask_okf")
         annotations = ask.annotations
         read_only = getattr(annotations, "read_only_hint", getattr(annotations, "readOnlyHint", None))
@@ -44,6 +44,12 @@ async def run(mode, mcp_url, expected_text, failures):
         check(failures, f"{mode}: structuredContent equals /api/ask", structured == json.loads(expected_text), "differs")
         text = result.content[0].text
         check(failures, f"{mode}: text block is the package bytes", text == expected_text, "differs")
+        package = json.loads(expected_text)
+        found = await client.call_tool("search", {"query": QUESTION})
+        results = json.loads(found.content[0].text)["results"]
+        check(failures, f"{mode}: search lists the package, then its records", [r["id"] for r in results] == [package["context_id"] + "#package"] + [f"{package['context_id']}#record-{i}" for i in range(1, len(package["selected"]) + 1)], results)
+        doc = json.loads((await client.call_tool("fetch", {"id": results[1]["id"]})).content[0].text)
+        check(failures, f"{mode}: fetch returns the record text exactly", doc["text"] == package["selected"][0]["record"]["text"], doc.get("id"))
         bad = await client.call_tool("ask_okf", {"bundle": "https://evil.example/x", "question": QUESTION})
         bad_error = getattr(bad, "is_error", getattr(bad, "isError", None))
         bad_structured = getattr(bad, "structured_content", getattr(bad, "structuredContent", None))

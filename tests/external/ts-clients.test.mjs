@@ -69,6 +69,8 @@ const TOOL_CALLS = {
     bundle: ctx.bundle, question: ctx.question, context_id: ctx.contextId,
     section: 'record_text', record_id: ctx.recordId, delivery_bytes: 8192,
   }),
+  search: (ctx) => ({ query: ctx.question }),
+  fetch: (ctx) => ({ id: ctx.firstRecordResult }),
 };
 
 /** What each tool's result must say beyond the generic checks. */
@@ -81,6 +83,8 @@ const TOOL_CHECKS = {
     assert.ok(pkg.selected.length > 0, 'the question selects records');
     ctx.contextId = pkg.context_id;
     ctx.recordId = pkg.selected[0].record.id;
+    ctx.recordText = pkg.selected[0].record.text;
+    ctx.selectedCount = pkg.selected.length;
   },
   okf_get_context: (ctx, result) => assert.equal(result.structuredContent.context_id, ctx.contextId),
   okf_explain_context: (ctx, result) => {
@@ -101,6 +105,20 @@ const TOOL_CHECKS = {
     assert.equal(slice.context_id, ctx.contextId);
     assert.equal(slice.record_id, ctx.recordId);
     assert.ok(slice.delivery.used_bytes <= 8192);
+  },
+  search: (ctx, result) => {
+    const { results } = result.structuredContent;
+    assert.equal(results[0].id, `${ctx.contextId}#package`);
+    assert.equal(results.length, 1 + ctx.selectedCount, 'the package, then every selected record');
+    assert.ok(results.every((r) => r.url.length > 0));
+    ctx.firstRecordResult = results[1].id;
+  },
+  fetch: (ctx, result) => {
+    const doc = result.structuredContent;
+    assert.equal(doc.id, ctx.firstRecordResult);
+    assert.equal(doc.metadata.record_id, ctx.recordId);
+    assert.equal(doc.metadata.context_id, ctx.contextId);
+    assert.equal(doc.text, ctx.recordText);
   },
 };
 
@@ -140,9 +158,10 @@ for (const served of BUNDLES) {
           // null: the strict function-calling spelling of the default version.
           assert.deepEqual(ask.inputSchema.properties.version.enum, ['current', null]);
           // SEP-1613 (the conformance scenario json-schema-2020-12, on our own tool): the
-          // 2020-12 keywords survive the listing.
+          // 2020-12 keywords survive the listing; the published $defs, which the narrowed
+          // bundle enum no longer refers to, is not sent.
           assert.equal(ask.inputSchema.$schema, 'https://json-schema.org/draft/2020-12/schema');
-          assert.equal(typeof ask.inputSchema.$defs, 'object');
+          assert.equal(ask.inputSchema.$defs, undefined);
           assert.equal(ask.inputSchema.additionalProperties, false);
 
           const ctx = { bundle: served.bundle, question: served.question };

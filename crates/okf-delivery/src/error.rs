@@ -64,6 +64,9 @@ pub enum DeliveryError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A search result id that is malformed or names no result of its context.
+    #[error("{0}")]
+    UnknownItem(String),
     /// The parts as a whole cannot be reconstructed.
     #[error("reconstruction refused: {0}")]
     Reconstruction(String),
@@ -87,6 +90,7 @@ impl DeliveryError {
                 "delivery_too_small"
             }
             DeliveryError::NoFixedPoint | DeliveryError::Canonical(_) => "delivery_internal",
+            DeliveryError::UnknownItem(_) => "unknown_result_id",
             DeliveryError::Part { .. } | DeliveryError::Reconstruction(_) => {
                 "reconstruction_refused"
             }
@@ -107,6 +111,7 @@ impl DeliveryError {
             DeliveryError::RecordIdRequired(_)
             | DeliveryError::RecordIdNotAllowed(_)
             | DeliveryError::RecordNotSelected(_) => Some("record_id"),
+            DeliveryError::UnknownItem(_) => Some("id"),
             _ => None,
         }
     }

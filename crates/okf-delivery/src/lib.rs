@@ -11,6 +11,7 @@
 //!   without ever splitting a surrogate pair, with the SHA-256 of the whole value.
 //! - [`retain`] / [`reconstruct`]: static retention as `package` read envelopes of at most
 //!   32,768 bytes (the part files publishers host), and the verified way back.
+//! - [`search`]: the context as ChatGPT's `search` results and `fetch` documents.
 //!
 //! The crate is pure (no I/O, no clock) and builds for `wasm32-unknown-unknown`.
 
@@ -19,6 +20,7 @@ mod context;
 mod error;
 mod read;
 mod retain;
+pub mod search;
 mod utf16;
 
 pub use catalogue::{CATALOGUE_INSTRUCTIONS, CATALOGUE_SCHEMA, catalogue, catalogue_value};

@@ -188,7 +188,7 @@ pub struct Delivered {
 /// The context a request replays to: a recently delivered one when the request provably
 /// reproduces it (same engine, question, bundle version binding and resolved budget), else a
 /// fresh assembly. Returns the context and the version name that served it.
-fn replayed(
+pub(crate) fn replayed(
     service: &Service,
     request: &AskRequest,
     expected: Option<&str>,
@@ -200,6 +200,11 @@ fn replayed(
         return Ok((cached, version));
     }
     let answer = service.ask(request)?;
+    // A question asked again (a first catalogue page, a search) assembles to a context
+    // already parsed and indexed: reuse it rather than parse half a megabyte again.
+    if let Some(known) = service.delivered(&answer.package.context_id) {
+        return Ok((known, answer.version));
+    }
     let context = Arc::new(Context::from_canonical(answer.package.json.clone())?);
     service.keep_delivered(Arc::clone(&context));
     Ok((context, answer.version))
@@ -213,15 +218,9 @@ struct Replay {
     review_url: String,
 }
 
-/// Replays the request and returns the context, the replay fields and the permalink.
-fn replay(
-    service: &Service,
-    request: AskRequest,
-    expected: Option<&str>,
-    origin: &str,
-) -> Result<Replay, DeliveryFailure> {
-    let (context, version) = replayed(service, &request, expected)?;
-    let budget = context
+/// The four limits of the context's resolved budget (what a replay must send).
+fn resolved_budget(context: &Context) -> Value {
+    context
         .value()
         .get("budget")
         .map(|b| {
@@ -232,7 +231,23 @@ fn replay(
                 "max_bytes": b["max_bytes"],
             })
         })
-        .unwrap_or(Value::Null);
+        .unwrap_or(Value::Null)
+}
+
+/// The page's permalink for a replayed context.
+pub(crate) fn permalink(origin: &str, request: &AskRequest, context: &Context) -> String {
+    review_url(origin, request, &resolved_budget(context))
+}
+
+/// Replays the request and returns the context, the replay fields and the permalink.
+fn replay(
+    service: &Service,
+    request: AskRequest,
+    expected: Option<&str>,
+    origin: &str,
+) -> Result<Replay, DeliveryFailure> {
+    let (context, version) = replayed(service, &request, expected)?;
+    let budget = resolved_budget(&context);
     let review_url = review_url(origin, &request, &budget);
     let package_sha256 = context.package_sha256();
     let mut replay = Map::new();

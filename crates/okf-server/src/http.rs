@@ -124,8 +124,19 @@ fn route_class(request: &Request) -> RouteClass {
     }
 }
 
+/// What every handler and middleware shares. One `Arc` around it all, because the router
+/// clones the state for each layer of each request: one shared count to touch, not eight.
 #[derive(Clone)]
-struct AppState {
+struct AppState(Arc<SharedState>);
+
+impl std::ops::Deref for AppState {
+    type Target = SharedState;
+    fn deref(&self) -> &SharedState {
+        &self.0
+    }
+}
+
+struct SharedState {
     service: Arc<Service>,
     config: Arc<HttpConfig>,
     permits: Arc<Budget>,
@@ -275,7 +286,7 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
         let rate = || RateLimit::new(limit, window, config.client_rate_limit, config.max_clients);
         Arc::new([rate(), rate()])
     });
-    let state = AppState {
+    let state = AppState(Arc::new(SharedState {
         service,
         permits: Budget::new(
             config.max_concurrent,
@@ -291,7 +302,7 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
         escaped: Arc::default(),
         compressed: Arc::default(),
         config: Arc::new(config),
-    };
+    }));
     Router::new()
         .route("/api/ask", post(ask))
         .route("/api/catalogue", post(catalogue))

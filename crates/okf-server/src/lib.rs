@@ -17,6 +17,7 @@ pub mod ops;
 mod page;
 pub mod registry;
 pub mod schemas;
+mod search;
 pub mod service;
 mod strict_json;
 pub mod workbench;

@@ -26,6 +26,9 @@ pub fn is_logical_id(s: &str) -> bool {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RegistryFile {
+    /// The bundle or corpus the MCP `search` tool asks when a query names none.
+    #[serde(default)]
+    pub search_bundle: Option<String>,
     /// The bundles.
     #[serde(default)]
     pub bundle: Vec<BundleDecl>,
@@ -248,6 +251,9 @@ pub struct Registry {
     pub workbenches: BTreeMap<String, crate::workbench::WorkbenchEntry>,
     /// Corpora by id.
     pub corpora: BTreeMap<String, CorpusEntry>,
+    /// What the MCP `search` tool asks when a query names no bundle: the registry's
+    /// `search_bundle`, else its only bundle or corpus.
+    pub search_bundle: Option<String>,
 }
 
 /// Problems with the registry file itself (as opposed to one refused bundle).
@@ -316,6 +322,7 @@ impl Registry {
                 default_version: "current".into(),
             },
         );
+        registry.search_bundle = Some("example".into());
         Ok(registry)
     }
 
@@ -476,6 +483,15 @@ impl Registry {
                 },
             );
         }
+        registry.search_bundle = match file.search_bundle {
+            Some(id) if registry.answers(&id) => Some(id),
+            Some(id) => {
+                return Err(invalid(format!(
+                    "search_bundle {id:?} is not a declared bundle or corpus id"
+                )));
+            }
+            None => registry.only_id(),
+        };
         Ok(registry)
     }
 
@@ -531,6 +547,20 @@ impl Registry {
             }
         }
         Ok(next)
+    }
+
+    /// Whether `id` is a bundle or corpus this registry declares (what requests may name).
+    pub fn answers(&self, id: &str) -> bool {
+        self.bundles.contains_key(id) || self.corpora.contains_key(id)
+    }
+
+    /// The id of the registry's only bundle or corpus, if it has exactly one.
+    fn only_id(&self) -> Option<String> {
+        let mut ids = self.bundles.keys().chain(self.corpora.keys());
+        match (ids.next(), ids.next()) {
+            (Some(id), None) => Some(id.clone()),
+            _ => None,
+        }
     }
 
     /// Everything declared that cannot be served now, bundles, corpora and workbenches alike:

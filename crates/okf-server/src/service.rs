@@ -343,8 +343,15 @@ pub struct Service {
     /// The last few contexts delivered in bounded pieces, parsed and indexed once, so a client
     /// paging through one package does not re-assemble and re-parse it on every call.
     delivered: Mutex<std::collections::VecDeque<Arc<okf_delivery::Context>>>,
+    /// The requests behind the contexts `search` listed, newest first, so a `fetch` of one of
+    /// their result ids can replay its context (and refuse when it no longer replays).
+    searched: Mutex<std::collections::VecDeque<(String, AskRequest)>>,
     ops: crate::metrics::Ops,
 }
+
+/// Most searches whose results can still be fetched (each holds one request, at most a
+/// question of 4,000 characters: under 16 MB in all).
+const SEARCHES_KEPT: usize = 4096;
 
 /// `^urn:sha256:[0-9a-f]{64}$`.
 pub fn is_context_id(s: &str) -> bool {
@@ -361,6 +368,7 @@ impl Service {
             registry: RwLock::new(Arc::new(registry)),
             cache: Mutex::new(ContextCache::default()),
             delivered: Mutex::new(std::collections::VecDeque::new()),
+            searched: Mutex::new(std::collections::VecDeque::new()),
             cache_limits,
             ops,
         }
@@ -529,6 +537,22 @@ impl Service {
             list.push_front(context);
             list.truncate(4);
         }
+    }
+
+    /// Remembers the request a search assembled `context_id` from.
+    pub fn keep_searched(&self, context_id: &str, request: &AskRequest) {
+        let mut list = self.searched.lock().unwrap_or_else(PoisonError::into_inner);
+        list.retain(|(id, _)| id != context_id);
+        list.push_front((context_id.to_owned(), request.clone()));
+        list.truncate(SEARCHES_KEPT);
+    }
+
+    /// The request a recent search assembled `context_id` from.
+    pub fn searched(&self, context_id: &str) -> Option<AskRequest> {
+        let list = self.searched.lock().unwrap_or_else(PoisonError::into_inner);
+        list.iter()
+            .find(|(id, _)| id == context_id)
+            .map(|(_, request)| request.clone())
     }
 
     /// Checks a request and assembles its package (spec: same bytes as `okf ask`).

@@ -89,3 +89,31 @@ fn a_package_that_fits_twice_is_also_its_own_text_block() {
     );
     server.stop();
 }
+
+#[test]
+fn the_part_of_the_tool_list_a_model_sees_stays_within_12000_bytes() {
+    // Names, descriptions and input schemas go into every conversation's context; the
+    // largest registry enums come from the DWP bundle plus the example.
+    let dir = temp_dir("host-limits-list");
+    let registry = dwp_registry(&dir, "");
+    let server = Server::start(&["--registry", registry.to_str().unwrap()]);
+    let r = server.mcp(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        &[],
+    );
+    let tools = r.json()["result"]["tools"].as_array().unwrap().clone();
+    let visible: usize = tools
+        .iter()
+        .map(|t| {
+            json!({"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]})
+                .to_string()
+                .len()
+        })
+        .sum();
+    assert!(tools.len() >= 7, "{} tools", tools.len());
+    assert!(
+        visible <= 12_000,
+        "the model-visible part is {visible} bytes"
+    );
+    server.stop();
+}

@@ -155,6 +155,27 @@ fn no_route_and_no_mcp_tool_returns_restricted_text() {
             let r = tool_call(&server, name, arguments);
             seen.push((format!("MCP {name} {question}"), r));
         }
+        // search, then fetch of every result id it listed and of positions past its end.
+        let r = tool_call(
+            &server,
+            "search",
+            json!({"query": format!("example: {question}")}),
+        );
+        let results = r.json()["result"]["structuredContent"]["results"].clone();
+        seen.push((format!("MCP search {question}"), r));
+        let mut fetch_ids: Vec<String> = results
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|result| result["id"].as_str().map(str::to_owned))
+            .collect();
+        assert!(fetch_ids.len() > 1, "search listed {fetch_ids:?}");
+        let listed = fetch_ids.len();
+        fetch_ids.extend((listed..listed + 4).map(|n| format!("{context_id}#record-{n}")));
+        for id in fetch_ids {
+            let r = tool_call(&server, "fetch", json!({"id": id}));
+            seen.push((format!("MCP fetch {id}"), r));
+        }
         // Every record the package names, selected or not (a restricted id included), read
         // and explained by id.
         let mut ids = BTreeSet::new();

@@ -372,7 +372,7 @@ fn ask_requests_are_validated_before_anything_is_assembled() {
 }
 
 #[test]
-fn mcp_lists_five_read_only_tools_with_their_output_schemas() {
+fn mcp_lists_seven_read_only_tools_with_their_output_schemas() {
     let server = Server::start(&[]);
     let init = server.mcp(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}),
@@ -398,7 +398,9 @@ fn mcp_lists_five_read_only_tools_with_their_output_schemas() {
             "okf_get_context",
             "okf_explain_context",
             "ask_okf_manifest",
-            "read_okf_evidence"
+            "read_okf_evidence",
+            "search",
+            "fetch"
         ]
     );
     for t in tools {
@@ -683,7 +685,7 @@ fn external_python_mcp_client_lists_tools_and_calls_ask_okf_in_every_protocol_er
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(report.contains("checks failed: 0"), "{report}");
-    assert_eq!(report.matches("ok   ").count(), 18, "{report}");
+    assert_eq!(report.matches("ok   ").count(), 24, "{report}");
 }
 
 #[test]
