@@ -106,7 +106,8 @@ fn assemble(args: &AskArgs) -> Result<String, CliError> {
     Ok(package.json)
 }
 
-fn items<'a>(package: &'a Value, key: &str) -> &'a [Value] {
+/// The array at `key`, or nothing.
+pub(crate) fn items<'a>(package: &'a Value, key: &str) -> &'a [Value] {
     package
         .get(key)
         .and_then(Value::as_array)
@@ -115,11 +116,12 @@ fn items<'a>(package: &'a Value, key: &str) -> &'a [Value] {
 
 /// A string of the package (index text is untrusted) made safe for a terminal: control and
 /// bidirectional-override characters are shown escaped, never sent to the terminal.
-fn text(value: &Value, key: &str) -> String {
+pub(crate) fn text(value: &Value, key: &str) -> String {
     plain(value.get(key).and_then(Value::as_str).unwrap_or(""))
 }
 
-fn plain(s: &str) -> String {
+/// `s` with control and bidirectional-override characters escaped.
+pub(crate) fn plain(s: &str) -> String {
     s.chars()
         .map(|c| {
             let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
@@ -157,6 +159,17 @@ fn meaning(status: &str) -> &'static str {
 
 /// A short human summary of a package: status, identity, counts and everything missing.
 pub(crate) fn summary(package: &Value) -> String {
+    let mut out = package_lines(package);
+    let _ = write!(
+        out,
+        "\nai_answer is null: this is evidence, not an answer. The whole package: add --pretty, or\n\
+         --json for the canonical bytes (what a pipe or file always receives)."
+    );
+    out
+}
+
+/// The lines of [`summary`] before its closing note (`okf explain` closes its own way).
+pub(crate) fn package_lines(package: &Value) -> String {
     let mut out = String::new();
     let status = text(package, "evidence_status");
     let _ = writeln!(out, "evidence_status  {status}: {}", meaning(&status));
@@ -236,11 +249,6 @@ pub(crate) fn summary(package: &Value) -> String {
             }
         }
     }
-    let _ = write!(
-        out,
-        "\nai_answer is null: this is evidence, not an answer. The whole package: add --pretty, or\n\
-         --json for the canonical bytes (what a pipe or file always receives)."
-    );
     out
 }
 
