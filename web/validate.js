@@ -2,8 +2,10 @@
 // any network request. The rules are the server's (schemas/ask-request.schema.json), so a
 // rejected argument never reaches the server.
 
-export const BUNDLE_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+export const BUNDLE_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/u;
 export const CONTEXT_ID = /^urn:sha256:[0-9a-f]{64}$/;
+/** Longest record id, in characters (code points, as JSON Schema's maxLength counts). */
+export const MAX_RECORD_ID_CHARS = 2000;
 export const MAX_QUESTION = 4000;
 export const BUDGET_LIMITS = Object.freeze({
   max_nodes: [1, 200],
@@ -79,6 +81,13 @@ export function checkBuildArgs(input) {
   return body;
 }
 
+/** Refuses a record id that is not a string of 1 to MAX_RECORD_ID_CHARS characters. */
+function checkRecordId(recordId) {
+  if (typeof recordId !== 'string' || recordId.length < 1 || [...recordId].length > MAX_RECORD_ID_CHARS) {
+    throw new ArgumentError('record_id', `must be a string of 1-${MAX_RECORD_ID_CHARS} characters`);
+  }
+}
+
 /** Checks `okf_explain_context` arguments. */
 export function checkExplainArgs(input) {
   closedObject(input, 'arguments', ['context_id', 'record_id']);
@@ -86,9 +95,7 @@ export function checkExplainArgs(input) {
   if (typeof contextId !== 'string' || !CONTEXT_ID.test(contextId)) {
     throw new ArgumentError('context_id', 'must match ^urn:sha256:[0-9a-f]{64}$');
   }
-  if (recordId !== undefined && (typeof recordId !== 'string' || recordId.length < 1 || recordId.length > 2000)) {
-    throw new ArgumentError('record_id', 'must be a string of 1-2000 characters');
-  }
+  if (recordId !== undefined) checkRecordId(recordId);
   return { contextId, recordId };
 }
 
@@ -146,9 +153,7 @@ export function checkReadArgs(input) {
     throw new ArgumentError('record_id', recordSection ? `is required for section ${input.section}` : `is only allowed with record_text and record_metadata`);
   }
   if (input.record_id !== undefined) {
-    if (typeof input.record_id !== 'string' || input.record_id.length < 1 || input.record_id.length > 2000) {
-      throw new ArgumentError('record_id', 'must be a string of 1-2000 characters');
-    }
+    checkRecordId(input.record_id);
     body.record_id = input.record_id;
   }
   if (input.offset !== undefined) body.offset = checkRange(input.offset, 'offset', 0, MAX_OFFSET);

@@ -3,7 +3,7 @@
 // API as the form. Without it the page works as usual.
 
 import { listBundles } from './api.js';
-import { BUDGET_LIMITS, CONTEXT_ID, MAX_OFFSET, MAX_QUESTION, SECTIONS } from './validate.js';
+import { BUDGET_LIMITS, BUNDLE_ID, CONTEXT_ID, MAX_OFFSET, MAX_QUESTION, MAX_RECORD_ID_CHARS, SECTIONS } from './validate.js';
 
 const ANNOTATIONS = Object.freeze({ readOnlyHint: true, untrustedContentHint: true });
 
@@ -29,7 +29,7 @@ export const BUILD_TOOL = {
     additionalProperties: false,
     required: ['bundle', 'question'],
     properties: {
-      bundle: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]{0,63}$', description: 'Logical bundle id as listed in the page’s Bundle menu (GET /api/bundles), never a URL or path.' },
+      bundle: { type: 'string', pattern: BUNDLE_ID.source, description: 'Logical bundle id as listed in the page’s Bundle menu (GET /api/bundles), never a URL or path.' },
       question: { type: 'string', minLength: 1, maxLength: MAX_QUESTION, description: 'The question, 1-4000 characters, not blank.' },
       budget: budgetSchema,
     },
@@ -50,7 +50,7 @@ export const EXPLAIN_TOOL = {
     required: ['context_id'],
     properties: {
       context_id: { type: 'string', pattern: CONTEXT_ID.source, description: 'A context_id returned by okf_build_context.' },
-      record_id: { type: 'string', minLength: 1, maxLength: 2000, description: 'Optional id of one record in the package.' },
+      record_id: { type: 'string', minLength: 1, maxLength: MAX_RECORD_ID_CHARS, description: 'Optional id of one record in the package.' },
     },
   },
   annotations: ANNOTATIONS,
@@ -105,7 +105,7 @@ export const READ_TOOL = {
       budget: budgetSchema,
       context_id: { type: 'string', pattern: CONTEXT_ID.source, description: 'The context_id the replay must reproduce.' },
       section: { type: 'string', enum: [...SECTIONS], description: 'What to read; record_text and record_metadata need record_id.' },
-      record_id: { type: 'string', minLength: 1, maxLength: 2000, description: 'A selected record id, for the two record sections only.' },
+      record_id: { type: 'string', minLength: 1, maxLength: MAX_RECORD_ID_CHARS, description: 'A selected record id, for the two record sections only.' },
       offset: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, description: 'Start in UTF-16 code units; take it from next_offset.' },
       delivery_bytes: deliveryBytes(8192),
     },

@@ -397,9 +397,9 @@ pub fn read(service: &Service, args: ReadArgs, origin: &str) -> Result<Delivered
     if args
         .record_id
         .as_ref()
-        .is_some_and(|r| r.is_empty() || r.chars().count() > 2000)
+        .is_some_and(|r| !okf_api::format::is_record_id(r))
     {
-        return Err(invalid("record_id", "must be 1-2000 characters"));
+        return Err(invalid("record_id", okf_api::format::RECORD_ID_RULE));
     }
     let request = args.ask;
     let Replay {

@@ -162,7 +162,7 @@ const TOOLS: &[ToolSpec] = &[
                 "type": "object",
                 "properties": {
                     "context_id": context_id_schema(),
-                    "record_id": {"type": ["string", "null"], "minLength": 1, "maxLength": 2000, "description": "id of a record in the package; omitted or null: the whole package"}
+                    "record_id": {"type": ["string", "null"], "minLength": 1, "maxLength": okf_api::limits::MAX_RECORD_ID_CHARS, "description": "id of a record in the package; omitted or null: the whole package"}
                 },
                 "required": ["context_id"],
                 "additionalProperties": false
@@ -350,7 +350,7 @@ fn read_input_schema(registry: &Registry) -> Value {
         json!({
             "context_id": context_id_schema(),
             "section": {"type": "string", "enum": ["record_text", "record_metadata", "relationships", "diagnostics", "package"], "description": "What to read; record_text and record_metadata need record_id."},
-            "record_id": {"type": ["string", "null"], "minLength": 1, "maxLength": 2000, "description": "Id of a selected record (from the catalogue), for record_text and record_metadata only; null otherwise."},
+            "record_id": {"type": ["string", "null"], "minLength": 1, "maxLength": okf_api::limits::MAX_RECORD_ID_CHARS, "description": "Id of a selected record (from the catalogue), for record_text and record_metadata only; null otherwise."},
             "offset": offset_schema("UTF-16 code units"),
             "delivery_bytes": delivery_bytes_schema(okf_delivery::MIN_DELIVERY_BYTES),
         }),

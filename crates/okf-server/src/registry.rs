@@ -11,16 +11,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Pattern of logical bundle ids and version names: `^[a-z0-9][a-z0-9._-]{0,63}$`.
-pub fn is_logical_id(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.len() <= 64
-        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
-        && b.iter().all(|&c| {
-            c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'_' | b'-')
-        })
-}
+use okf_api::format::LOGICAL_ID_PATTERN;
+pub use okf_api::format::is_logical_id;
 
 /// A registry file (TOML).
 #[derive(Debug, Deserialize)]
@@ -352,7 +344,7 @@ impl Registry {
         for decl in file.bundle {
             if !is_logical_id(&decl.id) {
                 return Err(invalid(format!(
-                    "bundle id {:?} must match ^[a-z0-9][a-z0-9._-]{{0,63}}$",
+                    "bundle id {:?} must match {LOGICAL_ID_PATTERN}",
                     decl.id
                 )));
             }
@@ -389,7 +381,7 @@ impl Registry {
             for v in decls {
                 if !is_logical_id(&v.name) {
                     return Err(invalid(format!(
-                        "version name {:?} of bundle {:?} must match ^[a-z0-9][a-z0-9._-]{{0,63}}$",
+                        "version name {:?} of bundle {:?} must match {LOGICAL_ID_PATTERN}",
                         v.name, decl.id
                     )));
                 }
@@ -455,7 +447,7 @@ impl Registry {
         for decl in &file.workbench {
             if !is_logical_id(&decl.id) || registry.workbenches.contains_key(&decl.id) {
                 return Err(invalid(format!(
-                    "workbench id {:?} must match ^[a-z0-9][a-z0-9._-]{{0,63}}$ and be declared once",
+                    "workbench id {:?} must match {LOGICAL_ID_PATTERN} and be declared once",
                     decl.id
                 )));
             }
@@ -465,7 +457,7 @@ impl Registry {
         for decl in file.corpus {
             if !is_logical_id(&decl.id) {
                 return Err(invalid(format!(
-                    "corpus id {:?} must match ^[a-z0-9][a-z0-9._-]{{0,63}}$",
+                    "corpus id {:?} must match {LOGICAL_ID_PATTERN}",
                     decl.id
                 )));
             }

@@ -3,6 +3,7 @@
 //! here; the package bytes are the engine's, unchanged.
 
 use crate::registry::{BundleEntry, LoadedVersion, Registry, is_date, is_logical_id};
+use okf_api::format::LOGICAL_ID_PATTERN;
 use okf_engine::{AsOf, AssembleOptions, Assembled, Budget, assemble_with_options, explain};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -128,14 +129,19 @@ fn check_selector(
     if !is_logical_id(bundle) {
         return Err(invalid(
             "bundle",
-            "must be a logical bundle id matching ^[a-z0-9][a-z0-9._-]{0,63}$, never a URL or path",
+            format!(
+                "must be a logical bundle id matching {LOGICAL_ID_PATTERN}, never a URL or path"
+            ),
         ));
     }
     if version.is_some() && as_of.is_some() {
         return Err(invalid("as_of", "give either version or as_of, not both"));
     }
     if version.is_some_and(|v| !is_logical_id(v)) {
-        return Err(invalid("version", "must match ^[a-z0-9][a-z0-9._-]{0,63}$"));
+        return Err(invalid(
+            "version",
+            format!("must match {LOGICAL_ID_PATTERN}"),
+        ));
     }
     if as_of.is_some_and(|d| !is_date(d)) {
         return Err(invalid("as_of", "must be a calendar date YYYY-MM-DD"));
@@ -449,7 +455,10 @@ impl Service {
             }
             (Some(v), None) => {
                 if !is_logical_id(v) {
-                    return Err(invalid("version", "must match ^[a-z0-9][a-z0-9._-]{0,63}$"));
+                    return Err(invalid(
+                        "version",
+                        format!("must match {LOGICAL_ID_PATTERN}"),
+                    ));
                 }
                 bundle
                     .versions
@@ -668,8 +677,8 @@ impl Service {
         context_id: &str,
         record_id: Option<&str>,
     ) -> Result<Value, ServiceError> {
-        if record_id.is_some_and(|r| r.is_empty() || r.len() > 2000) {
-            return Err(invalid("record_id", "must be 1-2000 characters"));
+        if record_id.is_some_and(|r| !okf_api::format::is_record_id(r)) {
+            return Err(invalid("record_id", okf_api::format::RECORD_ID_RULE));
         }
         let package = self.context(context_id)?;
         let value: Value = serde_json::from_str(&package.json).map_err(|e| {

@@ -412,3 +412,49 @@ async fn the_server_instructions_fit_the_512_characters_hosts_show() {
         assert!(okf_server::INSTRUCTIONS.contains(says), "{says}");
     }
 }
+
+#[tokio::test]
+async fn a_record_id_is_limited_in_characters_as_its_schema_says_not_in_bytes() {
+    // One router, so the context ask_okf retains is there for okf_explain_context.
+    let app = router(example_service(), HttpConfig::loopback(80));
+    let call = |arguments: Value, name: &'static str| {
+        let app = app.clone();
+        async move {
+            let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}});
+            let request = Request::post("/mcp")
+                .header("Host", "127.0.0.1")
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .body(Body::from(message.to_string()))
+                .unwrap();
+            let response = app.oneshot(request).await.unwrap();
+            let bytes = to_bytes(response.into_body(), 1 << 20).await.unwrap();
+            serde_json::from_slice::<Value>(&bytes).unwrap()["result"].clone()
+        }
+    };
+    let package = call(
+        json!({"bundle": "example", "question": "How do I borrow books?"}),
+        "ask_okf",
+    )
+    .await;
+    let context_id = package["structuredContent"]["context_id"].clone();
+    let limit = okf_api::limits::MAX_RECORD_ID_CHARS;
+    // Two bytes a character: within the limit counted in characters, over it in bytes.
+    let at_limit = "é".repeat(limit);
+    let reply = call(
+        json!({"context_id": context_id, "record_id": at_limit}),
+        "okf_explain_context",
+    )
+    .await;
+    let text = reply["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(!text.contains(okf_api::format::RECORD_ID_RULE), "{text}");
+    let over = format!("{at_limit}é");
+    let reply = call(
+        json!({"context_id": context_id, "record_id": over}),
+        "okf_explain_context",
+    )
+    .await;
+    assert_eq!(reply["isError"], true);
+    let text = reply["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains(okf_api::format::RECORD_ID_RULE), "{text}");
+}

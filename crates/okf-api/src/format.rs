@@ -1,0 +1,65 @@
+//! Format rules of request fields, with the wording every adapter uses when one is broken.
+
+use crate::limits::{MAX_LOGICAL_ID_BYTES, MAX_RECORD_ID_CHARS};
+
+/// The logical-id rule as a regular expression (JSON Schema `pattern`, ECMA-262 `u` mode):
+/// a lowercase letter or digit, then up to 63 of `a-z 0-9 . _ -`.
+pub const LOGICAL_ID_PATTERN: &str = "^[a-z0-9][a-z0-9._-]{0,63}$";
+
+/// Whether `s` is a logical id (bundle, version, corpus or workbench): [`LOGICAL_ID_PATTERN`].
+pub fn is_logical_id(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= MAX_LOGICAL_ID_BYTES
+        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+        && b.iter().all(|&c| {
+            c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'_' | b'-')
+        })
+}
+
+/// What a broken `record_id` is told.
+pub const RECORD_ID_RULE: &str = "must be 1-2000 characters";
+
+/// Whether `s` keeps the record-id rule: 1 to [`MAX_RECORD_ID_CHARS`] Unicode scalar values.
+pub fn is_record_id(s: &str) -> bool {
+    !s.is_empty() && s.chars().count() <= MAX_RECORD_ID_CHARS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_record_id_rule_names_its_limit() {
+        assert!(RECORD_ID_RULE.ends_with(&format!("1-{MAX_RECORD_ID_CHARS} characters")));
+    }
+
+    #[test]
+    fn a_record_id_is_counted_in_characters_not_bytes() {
+        let at_limit = "é".repeat(MAX_RECORD_ID_CHARS);
+        assert!(at_limit.len() > MAX_RECORD_ID_CHARS, "two bytes each");
+        assert!(is_record_id(&at_limit));
+        assert!(!is_record_id(&format!("{at_limit}x")));
+        assert!(!is_record_id(""));
+    }
+
+    #[test]
+    fn logical_ids_keep_the_pattern_and_its_length() {
+        for ok in ["example", "okf-dwp", "0", "a.b_c-d", &"a".repeat(64)] {
+            assert!(is_logical_id(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "Example",
+            "-x",
+            ".x",
+            "a/b",
+            "a b",
+            "http://x",
+            &"a".repeat(65),
+        ] {
+            assert!(!is_logical_id(bad), "{bad}");
+        }
+        assert!(LOGICAL_ID_PATTERN.ends_with(&format!("{{0,{}}}$", MAX_LOGICAL_ID_BYTES - 1)));
+    }
+}

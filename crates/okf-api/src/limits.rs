@@ -1,0 +1,9 @@
+//! Request limits shared by every route and tool.
+
+/// Longest record id a request may name (`record_id` of explain, read and the page tools), in
+/// Unicode scalar values: the unit JSON Schema's `maxLength` counts, so the published schemas
+/// and the server agree on every id. Ids in real bundles are URLs of well under 200.
+pub const MAX_RECORD_ID_CHARS: usize = 2_000;
+
+/// Longest logical id (bundle, version, corpus or workbench), in bytes of `a-z 0-9 . _ -`.
+pub const MAX_LOGICAL_ID_BYTES: usize = 64;

@@ -1,0 +1,88 @@
+//! Every adapter states each shared rule as `okf-api` does: the page's checks
+//! (`web/validate.js`), its page-tool schemas (`web/webmcp.js`) and the published schemas
+//! (`schemas/*.json`). Editing a limit or a pattern in one of them alone fails here.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use okf_api::format::LOGICAL_ID_PATTERN;
+use okf_api::limits::MAX_RECORD_ID_CHARS;
+use std::path::Path;
+
+fn read(relative: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(relative);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The text after `marker` up to the first `end`, for every occurrence of `marker`.
+fn after<'t>(text: &'t str, marker: &str, end: char) -> Vec<&'t str> {
+    text.match_indices(marker)
+        .map(|(at, _)| {
+            let rest = &text[at + marker.len()..];
+            rest.split(end).next().unwrap_or(rest).trim()
+        })
+        .collect()
+}
+
+#[test]
+fn the_page_checks_record_ids_and_bundle_ids_by_the_shared_rules() {
+    let validate = read("web/validate.js");
+    assert_eq!(
+        after(&validate, "export const MAX_RECORD_ID_CHARS =", ';'),
+        [MAX_RECORD_ID_CHARS.to_string()]
+    );
+    assert_eq!(
+        after(&validate, "export const BUNDLE_ID = /", '/'),
+        [LOGICAL_ID_PATTERN]
+    );
+    // No record-id check of its own beside the shared constant.
+    assert!(
+        !validate.contains("record_id.length >"),
+        "a second record-id limit"
+    );
+}
+
+#[test]
+fn the_page_tools_take_their_record_id_and_bundle_limits_from_the_page_checks() {
+    let webmcp = read("web/webmcp.js");
+    let record_ids = after(&webmcp, "record_id: {", '}');
+    assert!(!record_ids.is_empty());
+    for schema in record_ids {
+        assert!(
+            schema.contains("maxLength: MAX_RECORD_ID_CHARS"),
+            "record_id schema {schema:?}"
+        );
+    }
+    for schema in after(&webmcp, "bundle: {", '}') {
+        assert!(
+            schema.contains("pattern: BUNDLE_ID.source"),
+            "bundle schema {schema:?}"
+        );
+    }
+}
+
+#[test]
+fn every_published_logical_id_pattern_is_the_shared_one() {
+    let mut seen = 0;
+    for name in ["ask-request", "bundles"] {
+        let schema: serde_json::Value =
+            serde_json::from_str(&read(&format!("schemas/{name}.schema.json"))).unwrap();
+        let mut stack = vec![&schema];
+        while let Some(node) = stack.pop() {
+            match node {
+                serde_json::Value::Object(map) => {
+                    if let Some(pattern) = map.get("pattern").and_then(|p| p.as_str())
+                        && pattern.starts_with("^[a-z0-9]")
+                    {
+                        assert_eq!(pattern, LOGICAL_ID_PATTERN, "schemas/{name}.schema.json");
+                        seen += 1;
+                    }
+                    stack.extend(map.values());
+                }
+                serde_json::Value::Array(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+    }
+    assert!(seen >= 3, "{seen} logical-id patterns");
+}
