@@ -93,7 +93,7 @@ export function checkExplainArgs(input) {
   closedObject(input, 'arguments', ['context_id', 'record_id']);
   const { context_id: contextId, record_id: recordId } = input;
   if (typeof contextId !== 'string' || !CONTEXT_ID.test(contextId)) {
-    throw new ArgumentError('context_id', 'must match ^urn:sha256:[0-9a-f]{64}$');
+    throw new ArgumentError('context_id', `must match ${CONTEXT_ID.source}`);
   }
   if (recordId !== undefined) checkRecordId(recordId);
   return { contextId, recordId };
@@ -113,7 +113,7 @@ function checkRange(value, field, min, max) {
 
 function checkContextId(contextId) {
   if (typeof contextId !== 'string' || !CONTEXT_ID.test(contextId)) {
-    throw new ArgumentError('context_id', 'must match ^urn:sha256:[0-9a-f]{64}$');
+    throw new ArgumentError('context_id', `must match ${CONTEXT_ID.source}`);
   }
   return contextId;
 }

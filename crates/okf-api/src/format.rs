@@ -17,6 +17,15 @@ pub fn is_logical_id(s: &str) -> bool {
         })
 }
 
+/// The form of a `context_id` (JSON Schema `pattern`): the SHA-256 of the canonical package.
+pub const CONTEXT_ID_PATTERN: &str = "^urn:sha256:[0-9a-f]{64}$";
+
+/// Whether `s` is a `context_id`: [`CONTEXT_ID_PATTERN`].
+pub fn is_context_id(s: &str) -> bool {
+    s.strip_prefix("urn:sha256:")
+        .is_some_and(okf_engine::canonical::is_hex64)
+}
+
 /// What a broken `record_id` is told.
 pub const RECORD_ID_RULE: &str = "must be 1-2000 characters";
 
@@ -41,6 +50,20 @@ mod tests {
         assert!(is_record_id(&at_limit));
         assert!(!is_record_id(&format!("{at_limit}x")));
         assert!(!is_record_id(""));
+    }
+
+    #[test]
+    fn context_ids_are_urn_sha256_of_64_lowercase_hex() {
+        let hex = "0123456789abcdef".repeat(4);
+        assert!(is_context_id(&format!("urn:sha256:{hex}")));
+        for bad in [
+            hex.clone(),
+            format!("urn:sha256:{}", hex.to_uppercase()),
+            format!("urn:sha256:{hex}0"),
+            format!("urn:sha1:{hex}"),
+        ] {
+            assert!(!is_context_id(&bad), "{bad}");
+        }
     }
 
     #[test]

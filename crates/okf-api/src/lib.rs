@@ -1,6 +1,6 @@
 //! The Ask OKF wire contract: the rules a request must keep, written once for every adapter
-//! (the HTTP API, the MCP tools and their schemas, the page's checks). Pure: no I/O, no
-//! dependencies, builds for wasm32.
+//! (the HTTP API, the MCP tools and their schemas, the page's checks). Pure: no I/O, builds
+//! for wasm32; it sits on the engine and the domain crates, under every adapter.
 //!
 //! The adapters read their limits and format predicates from here; `tests/adapters_agree.rs`
 //! fails when the page's JavaScript or a published schema states a rule differently.

@@ -3,7 +3,7 @@
 //! (`schemas/*.json`). Editing a limit or a pattern in one of them alone fails here.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use okf_api::format::LOGICAL_ID_PATTERN;
+use okf_api::format::{CONTEXT_ID_PATTERN, LOGICAL_ID_PATTERN};
 use okf_api::limits::MAX_RECORD_ID_CHARS;
 use std::path::Path;
 
@@ -35,6 +35,14 @@ fn the_page_checks_record_ids_and_bundle_ids_by_the_shared_rules() {
         after(&validate, "export const BUNDLE_ID = /", '/'),
         [LOGICAL_ID_PATTERN]
     );
+    assert_eq!(
+        after(&validate, "export const CONTEXT_ID = /", '/'),
+        [CONTEXT_ID_PATTERN]
+    );
+    assert!(
+        !validate.contains("'must match ^urn"),
+        "a second context-id message"
+    );
     // No record-id check of its own beside the shared constant.
     assert!(
         !validate.contains("record_id.length >"),
@@ -62,20 +70,30 @@ fn the_page_tools_take_their_record_id_and_bundle_limits_from_the_page_checks() 
 }
 
 #[test]
-fn every_published_logical_id_pattern_is_the_shared_one() {
-    let mut seen = 0;
-    for name in ["ask-request", "bundles"] {
+fn every_published_id_pattern_is_the_shared_one() {
+    let (mut logical, mut context) = (0, 0);
+    for name in [
+        "ask-request",
+        "bundles",
+        "catalogue",
+        "package",
+        "read",
+        "explain",
+    ] {
         let schema: serde_json::Value =
             serde_json::from_str(&read(&format!("schemas/{name}.schema.json"))).unwrap();
         let mut stack = vec![&schema];
         while let Some(node) = stack.pop() {
             match node {
                 serde_json::Value::Object(map) => {
-                    if let Some(pattern) = map.get("pattern").and_then(|p| p.as_str())
-                        && pattern.starts_with("^[a-z0-9]")
-                    {
+                    let pattern = map.get("pattern").and_then(|p| p.as_str());
+                    if let Some(pattern) = pattern.filter(|p| p.starts_with("^[a-z0-9]")) {
                         assert_eq!(pattern, LOGICAL_ID_PATTERN, "schemas/{name}.schema.json");
-                        seen += 1;
+                        logical += 1;
+                    }
+                    if let Some(pattern) = pattern.filter(|p| p.starts_with("^urn:sha256:")) {
+                        assert_eq!(pattern, CONTEXT_ID_PATTERN, "schemas/{name}.schema.json");
+                        context += 1;
                     }
                     stack.extend(map.values());
                 }
@@ -84,5 +102,6 @@ fn every_published_logical_id_pattern_is_the_shared_one() {
             }
         }
     }
-    assert!(seen >= 3, "{seen} logical-id patterns");
+    assert!(logical >= 3, "{logical} logical-id patterns");
+    assert!(context >= 6, "{context} context-id patterns");
 }

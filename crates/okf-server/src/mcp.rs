@@ -417,7 +417,7 @@ fn nullable(mut schema: Value) -> Value {
 }
 
 fn context_id_schema() -> Value {
-    json!({"type": "string", "pattern": "^urn:sha256:[0-9a-f]{64}$", "description": "context_id returned by ask_okf"})
+    json!({"type": "string", "pattern": okf_api::format::CONTEXT_ID_PATTERN, "description": "context_id returned by ask_okf"})
 }
 
 /// The published ask request schema with `bundle` and `version` narrowed to what this

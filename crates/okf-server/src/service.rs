@@ -359,11 +359,7 @@ pub struct Service {
 /// question of 4,000 characters: under 16 MB in all).
 const SEARCHES_KEPT: usize = 4096;
 
-/// `^urn:sha256:[0-9a-f]{64}$`.
-pub fn is_context_id(s: &str) -> bool {
-    s.strip_prefix("urn:sha256:")
-        .is_some_and(okf_engine::canonical::is_hex64)
-}
+pub use okf_api::format::is_context_id;
 
 impl Service {
     /// Wraps a verified registry.
@@ -664,7 +660,7 @@ impl Service {
         if !is_context_id(context_id) {
             return Err(invalid(
                 "context_id",
-                "must match ^urn:sha256:[0-9a-f]{64}$",
+                format!("must match {}", okf_api::format::CONTEXT_ID_PATTERN),
             ));
         }
         let found = self.cache.lock().ok().and_then(|mut c| c.touch(context_id));
