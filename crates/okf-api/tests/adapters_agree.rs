@@ -105,3 +105,68 @@ fn every_published_id_pattern_is_the_shared_one() {
     assert!(logical >= 3, "{logical} logical-id patterns");
     assert!(context >= 6, "{context} context-id patterns");
 }
+
+/// The `[min, max]` pairs of `web/validate.js`'s `BUDGET_LIMITS`, by key.
+fn page_budget_limits(validate: &str) -> Vec<(String, u64, u64)> {
+    let block = after(
+        validate,
+        "export const BUDGET_LIMITS = Object.freeze({",
+        '}',
+    );
+    block[0]
+        .lines()
+        .filter_map(|line| {
+            let (key, range) = line.trim().split_once(':')?;
+            let range = range.trim().trim_end_matches(',');
+            let (min, max) = range
+                .strip_prefix('[')?
+                .strip_suffix(']')?
+                .split_once(',')?;
+            Some((
+                key.trim().to_owned(),
+                min.trim().parse().ok()?,
+                max.trim().parse().ok()?,
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn the_page_checks_budgets_and_delivery_sizes_by_the_engine_and_delivery_ranges() {
+    let validate = read("web/validate.js");
+    let engine: Vec<(String, u64, u64)> = okf_engine::BUDGET_RANGES
+        .iter()
+        .map(|(key, min, max)| ((*key).to_owned(), *min, *max))
+        .collect();
+    assert_eq!(page_budget_limits(&validate), engine);
+    let delivery = format!(
+        "checkRange(input.delivery_bytes, 'delivery_bytes', {}, {})",
+        okf_delivery::MIN_DELIVERY_BYTES,
+        okf_delivery::MAX_DELIVERY_BYTES
+    );
+    assert!(validate.contains(&delivery), "{delivery}");
+    // The page tools' budget description names the engine's defaults.
+    let defaults = okf_engine::Budget::default();
+    let described = format!(
+        "({} records, {} relationships, depth {}, {} bytes)",
+        defaults.max_nodes, defaults.max_relationships, defaults.max_depth, defaults.max_bytes
+    );
+    assert!(read("web/webmcp.js").contains(&described), "{described}");
+}
+
+#[test]
+fn the_published_ask_request_states_the_engine_budget_ranges() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&read("schemas/ask-request.schema.json")).unwrap();
+    let budget = &schema["properties"]["budget"]["properties"];
+    for (key, min, max) in okf_engine::BUDGET_RANGES {
+        assert_eq!(
+            (
+                budget[key]["minimum"].as_u64(),
+                budget[key]["maximum"].as_u64()
+            ),
+            (Some(min), Some(max)),
+            "budget.{key}"
+        );
+    }
+}

@@ -36,7 +36,7 @@ pub const DEFAULT_DELIVERY_BYTES: u64 = 16_384;
 /// Largest delivery budget of one response, in bytes.
 pub const MAX_DELIVERY_BYTES: u64 = 65_536;
 /// Largest package accepted for delivery (the engine's `max_bytes` ceiling).
-pub const MAX_PACKAGE_BYTES: usize = 524_288;
+pub const MAX_PACKAGE_BYTES: usize = okf_engine::Budget::MAX.max_bytes as usize;
 
 /// Checks a delivery budget against 8,192–65,536.
 pub fn check_delivery_bytes(max_bytes: u64) -> Result<u64, DeliveryError> {

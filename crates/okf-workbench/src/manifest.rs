@@ -12,10 +12,10 @@ use serde_json::{Map, Value};
 pub const MANIFEST_SCHEMA: &str = "okf-evidence-workbench.v1";
 /// Largest manifest file, in bytes.
 pub const MAX_MANIFEST_BYTES: usize = 262_144;
-/// Largest single-file package, in bytes.
-pub const MAX_PACKAGE_BYTES: usize = 524_288;
-/// Largest retained part file, in bytes.
-pub const MAX_PART_BYTES: usize = 32_768;
+/// Largest single-file package, in bytes (the engine's `max_bytes` ceiling).
+pub const MAX_PACKAGE_BYTES: usize = okf_delivery::MAX_PACKAGE_BYTES;
+/// Largest retained part file, in bytes (the size `okf retain` cuts parts to).
+pub const MAX_PART_BYTES: usize = okf_delivery::PART_BYTES as usize;
 /// Most parts per package.
 pub const MAX_PARTS: usize = 128;
 /// Largest sum of part sizes per package.
@@ -457,7 +457,12 @@ fn package_ref(v: Option<&Value>, field: &str) -> Result<PackageRef, WorkbenchEr
             }
             let bytes = safe_u64(o.get("bytes"))
                 .filter(|n| (1..=MAX_PART_BYTES as u64).contains(n))
-                .ok_or_else(|| err(&format!("{f}.bytes"), "must be an integer from 1 to 32768"))?;
+                .ok_or_else(|| {
+                    err(
+                        &format!("{f}.bytes"),
+                        format!("must be an integer from 1 to {MAX_PART_BYTES}"),
+                    )
+                })?;
             let purl = o
                 .get("url")
                 .and_then(Value::as_str)
