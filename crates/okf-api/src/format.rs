@@ -78,6 +78,7 @@ mod tests {
             ".x",
             "a/b",
             "a b",
+            "../etc",
             "http://x",
             &"a".repeat(65),
         ] {

@@ -28,7 +28,11 @@ struct Reply {
 }
 
 async fn post_mcp(body: impl Into<Vec<u8>>) -> Reply {
-    let app = router(example_service(), HttpConfig::loopback(80));
+    post_to(router(example_service(), HttpConfig::loopback(80)), body).await
+}
+
+/// Posts one MCP body to `app` (a router kept across calls keeps its retained contexts).
+async fn post_to(app: axum::Router, body: impl Into<Vec<u8>>) -> Reply {
     let request = Request::post("/mcp")
         .header("Host", "127.0.0.1")
         .header("Content-Type", "application/json")
@@ -421,15 +425,7 @@ async fn a_record_id_is_limited_in_characters_as_its_schema_says_not_in_bytes() 
         let app = app.clone();
         async move {
             let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}});
-            let request = Request::post("/mcp")
-                .header("Host", "127.0.0.1")
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json, text/event-stream")
-                .body(Body::from(message.to_string()))
-                .unwrap();
-            let response = app.oneshot(request).await.unwrap();
-            let bytes = to_bytes(response.into_body(), 1 << 20).await.unwrap();
-            serde_json::from_slice::<Value>(&bytes).unwrap()["result"].clone()
+            post_to(app, message.to_string()).await.body["result"].clone()
         }
     };
     let package = call(

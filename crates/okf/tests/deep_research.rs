@@ -317,29 +317,19 @@ fn every_tool_is_read_only_declares_noauth_and_marks_untrusted_content() {
 #[test]
 #[ignore = "needs the AI hosts' Python clients that scripts/test installs (OKF_HOST_CLIENTS_PYTHON)"]
 fn the_hosts_own_clients_call_every_tool_strict_and_not_and_the_search_fetch_journey_holds() {
-    let python = std::env::var("OKF_HOST_CLIENTS_PYTHON")
-        .expect("OKF_HOST_CLIENTS_PYTHON names the host-clients venv python; run scripts/test");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/external/host_clients.py");
     let dir = temp_dir("deep-research-hosts");
     let registry = dwp_and_example_registry(&dir);
     let server = Server::start(&["--registry", registry.to_str().unwrap()]);
-    let out = std::process::Command::new(python)
-        .arg("-W")
-        .arg("ignore")
-        .arg(script)
-        .arg(format!("http://{}/mcp", server.addr))
-        .arg(format!("http://{}/api/ask", server.addr))
-        .arg("example=How do I borrow books?")
-        .arg(format!("okf-dwp={}", imprisonment_question()))
-        .output()
-        .expect("python runs");
-    let report = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{report}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let report = common::external_python_report(
+        "OKF_HOST_CLIENTS_PYTHON",
+        "host_clients.py",
+        &[
+            format!("http://{}/mcp", server.addr),
+            format!("http://{}/api/ask", server.addr),
+            "example=How do I borrow books?".into(),
+            format!("okf-dwp={}", imprisonment_question()),
+        ],
     );
-    assert!(report.contains("checks failed: 0"), "{report}");
     // Every tool on both bundles through each client, so a client that listed nothing cannot
     // pass by checking nothing.
     assert!(report.matches("ok   ").count() >= 90, "{report}");

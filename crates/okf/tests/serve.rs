@@ -667,50 +667,32 @@ fn one_log_line_per_request_without_the_question_text() {
 #[test]
 #[ignore = "needs the external Python MCP client that scripts/test installs (OKF_MCP_CLIENT_PYTHON)"]
 fn external_python_mcp_client_lists_tools_and_calls_ask_okf_in_every_protocol_era() {
-    let python = std::env::var("OKF_MCP_CLIENT_PYTHON")
-        .expect("OKF_MCP_CLIENT_PYTHON names the venv python; run scripts/test");
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/external/mcp_python_client.py");
     let server = Server::start(&[]);
-    let out = std::process::Command::new(python)
-        .arg(script)
-        .arg(format!("http://{}/mcp", server.addr))
-        .arg(format!("http://{}/api/ask", server.addr))
-        .output()
-        .expect("python runs");
-    let report = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{report}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let report = common::external_python_report(
+        "OKF_MCP_CLIENT_PYTHON",
+        "mcp_python_client.py",
+        &[
+            format!("http://{}/mcp", server.addr),
+            format!("http://{}/api/ask", server.addr),
+        ],
     );
-    assert!(report.contains("checks failed: 0"), "{report}");
     assert_eq!(report.matches("ok   ").count(), 24, "{report}");
 }
 
 #[test]
 #[ignore = "needs the external Python MCP client that scripts/test installs (OKF_MCP_CLIENT_PYTHON)"]
 fn external_python_mcp_client_rebuilds_the_dwp_package_from_bounded_reads() {
-    let python = std::env::var("OKF_MCP_CLIENT_PYTHON")
-        .expect("OKF_MCP_CLIENT_PYTHON names the venv python; run scripts/test");
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/external/mcp_python_delivery.py");
     let dir = temp_dir("python-delivery");
     let registry = dwp_registry(&dir, "");
     let server = Server::start(&["--registry", registry.to_str().unwrap()]);
-    let out = std::process::Command::new(python)
-        .arg(script)
-        .arg(format!("http://{}/mcp", server.addr))
-        .arg(format!("http://{}/api/ask", server.addr))
-        .arg("okf-dwp")
-        .arg("A claimant is imprisoned. Explain the effect on JSA, IS, State Pension Credit and ESA, distinguishing loss of payment from loss of entitlement, and trace each conclusion to the relevant DMG guidance.")
-        .output()
-        .expect("python runs");
-    let report = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{report}{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::external_python_report(
+        "OKF_MCP_CLIENT_PYTHON",
+        "mcp_python_delivery.py",
+        &[
+            format!("http://{}/mcp", server.addr),
+            format!("http://{}/api/ask", server.addr),
+            "okf-dwp".into(),
+            "A claimant is imprisoned. Explain the effect on JSA, IS, State Pension Credit and ESA, distinguishing loss of payment from loss of entitlement, and trace each conclusion to the relevant DMG guidance.".into(),
+        ],
     );
-    assert!(report.contains("checks failed: 0"), "{report}");
 }

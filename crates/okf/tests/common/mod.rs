@@ -397,3 +397,27 @@ pub fn example_workbench(dir: &Path, questions: &[&str]) -> PathBuf {
     assert!(built.status.success(), "{}", stderr(&built));
     out.join("manifest.json")
 }
+
+/// Runs `tests/external/<script>` with the Python named by `python_var` (a venv scripts/test
+/// installs) and `args`; fails unless it exits 0 and reports no failed check. Its report.
+pub fn external_python_report(python_var: &str, script: &str, args: &[String]) -> String {
+    let python = std::env::var(python_var)
+        .unwrap_or_else(|_| panic!("{python_var} names the venv python; run scripts/test"));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/external")
+        .join(script);
+    let out = Command::new(python)
+        .args(["-W", "ignore"])
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python runs");
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains("checks failed: 0"), "{report}");
+    report
+}
