@@ -214,12 +214,7 @@ const TOOLS: &[ToolSpec] = &[
 
 /// `search`'s query, with the registry's bundles named in its description.
 fn search_input_schema(registry: &Registry) -> Value {
-    let ids: Vec<&str> = registry
-        .bundles
-        .keys()
-        .chain(registry.corpora.keys())
-        .map(String::as_str)
-        .collect();
+    let ids: Vec<&str> = registry.ids().collect();
     let default = match &registry.search_bundle {
         Some(id) => format!("; without a prefix: {id}"),
         None => String::new(),
@@ -266,15 +261,6 @@ fn fetch_output_schema() -> Value {
     })
 }
 
-/// A refused search or fetch: the code, the field and the rule; nothing else is returned.
-fn search_failure(e: &crate::delivery::DeliveryFailure) -> CallToolResult {
-    let field = e
-        .field()
-        .map(|f| format!(" (field {f})"))
-        .unwrap_or_default();
-    tool_error(format!("{}{field}: {e}. Nothing was returned.", e.code()))
-}
-
 /// A search or fetch result: its JSON as the one text block ChatGPT reads, and as
 /// structured content.
 fn search_reply(result: Result<Value, crate::delivery::DeliveryFailure>) -> Outcome {
@@ -285,7 +271,7 @@ fn search_reply(result: Result<Value, crate::delivery::DeliveryFailure>) -> Outc
                 .map_err(Into::into)
         }) {
             Ok((value, text)) => with_text(value, text),
-            Err(e) => search_failure(&e),
+            Err(e) => refusal(&e, "Nothing was returned."),
         },
     )
 }
@@ -358,15 +344,20 @@ fn read_input_schema(registry: &Registry) -> Value {
     )
 }
 
-fn delivery_failure(e: &crate::delivery::DeliveryFailure) -> CallToolResult {
+/// A refused delivery tool call: the code, the field and the rule, then `advice`.
+fn refusal(e: &crate::delivery::DeliveryFailure, advice: &str) -> CallToolResult {
     let field = e
         .field()
         .map(|f| format!(" (field {f})"))
         .unwrap_or_default();
-    tool_error(format!(
-        "{}{field}: {e}. Nothing was delivered; if the context, record or range does not match, start again with ask_okf_manifest.",
-        e.code()
-    ))
+    tool_error(format!("{}{field}: {e}. {advice}", e.code()))
+}
+
+fn delivery_failure(e: &crate::delivery::DeliveryFailure) -> CallToolResult {
+    refusal(
+        e,
+        "Nothing was delivered; if the context, record or range does not match, start again with ask_okf_manifest.",
+    )
 }
 
 fn run_manifest(service: &Service, arguments: Value, origin: &str) -> Outcome {

@@ -546,11 +546,19 @@ impl Registry {
         self.bundles.contains_key(id) || self.corpora.contains_key(id)
     }
 
+    /// The ids requests may name: bundles, then corpora.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.bundles
+            .keys()
+            .chain(self.corpora.keys())
+            .map(String::as_str)
+    }
+
     /// The id of the registry's only bundle or corpus, if it has exactly one.
     fn only_id(&self) -> Option<String> {
-        let mut ids = self.bundles.keys().chain(self.corpora.keys());
+        let mut ids = self.ids();
         match (ids.next(), ids.next()) {
-            (Some(id), None) => Some(id.clone()),
+            (Some(id), None) => Some(id.to_owned()),
             _ => None,
         }
     }

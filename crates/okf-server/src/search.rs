@@ -37,13 +37,7 @@ fn split_query<'q>(
             field: "query",
             message: format!(
                 "name the bundle before the question, as \"<bundle>: <question>\" (this server has {})",
-                registry
-                    .bundles
-                    .keys()
-                    .chain(registry.corpora.keys())
-                    .map(String::as_str)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                registry.ids().collect::<Vec<_>>().join(", ")
             ),
         }),
     }
