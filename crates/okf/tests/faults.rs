@@ -48,7 +48,8 @@ fn trickle(addr: String, bytes: Vec<u8>, gap: Duration, stop: Arc<AtomicBool>) {
 
 #[test]
 fn slow_loris_on_headers_and_bodies_does_not_delay_a_normal_client() {
-    let server = Server::start(&["--header-timeout-ms", "2000", "--timeout-ms", "3000"]);
+    // The lorises' timeouts outlast the test, so they hold their connections throughout.
+    let server = Server::start(&["--header-timeout-ms", "20000", "--timeout-ms", "20000"]);
     let stop = Arc::new(AtomicBool::new(false));
     let header_loris = format!("GET /health HTTP/1.1\r\nHost: {}\r\nX-Slow: ", server.addr);
     let body_loris = format!(
@@ -75,7 +76,9 @@ fn slow_loris_on_headers_and_bodies_does_not_delay_a_normal_client() {
         lorises.push(std::thread::spawn(move || trickle(addr, bytes, gap, stop)));
     }
     std::thread::sleep(Duration::from_millis(500));
-    // For six seconds (past both timeouts) a normal client keeps getting answers.
+    // For six seconds a normal client keeps getting answers. The bound on each round trip is
+    // not a speed target (they take milliseconds): it is half the lorises' timeout, so it
+    // tells "answered" from "answered once the lorises were cut off".
     let until = Instant::now() + Duration::from_secs(6);
     let mut answered = 0;
     while Instant::now() < until {
@@ -85,7 +88,10 @@ fn slow_loris_on_headers_and_bodies_does_not_delay_a_normal_client() {
         let took = started.elapsed();
         assert_eq!(health.status, 200);
         assert_eq!(ask.status, 200, "{}", ask.text());
-        assert!(took < Duration::from_secs(1), "two requests took {took:?}");
+        assert!(
+            took < Duration::from_secs(10),
+            "two requests waited {took:?}"
+        );
         answered += 1;
         std::thread::sleep(Duration::from_millis(100));
     }
