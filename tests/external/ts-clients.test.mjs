@@ -56,6 +56,32 @@ test('control: every validator under test refuses the pattern the server used to
   }
 });
 
+test('control: a shared Ajv instance mis-validates two tools whose input schemas share one $id', () => {
+  // What the server used to list: the three ask-based tools each carried the published
+  // ask-request `$id` with different properties. Ajv caches compiled schemas by `$id`.
+  const $id = 'https://example.invalid/okf-ask-request.v1.json';
+  const ask = { $id, type: 'object', properties: { question: { type: 'string' } }, additionalProperties: false };
+  const manifest = { ...ask, properties: { ...ask.properties, delivery_bytes: { type: 'integer' } } };
+  for (const Provider of [AjvV1, AjvV2]) {
+    const shared = new Provider();
+    shared.getValidator(ask);
+    let outcome;
+    try {
+      outcome = shared.getValidator(manifest)({ question: 'q', delivery_bytes: 16384 });
+    } catch (e) {
+      outcome = { valid: false, errorMessage: e.message };
+    }
+    assert.equal(outcome.valid, false, `${Provider.name}: the control no longer shows the $id collision`);
+  }
+});
+
+/** Schema-valid arguments for every tool (the values need not name anything served). */
+function validArguments(bundle) {
+  return TOOL_CALLS_WITH({
+    bundle, question: 'q', contextId: `urn:sha256:${'0'.repeat(64)}`, recordId: 'r', firstRecordResult: 'r',
+  });
+}
+
 /**
  * Arguments for every tool, in call order; `ctx` carries what earlier calls returned
  * (the context_id and a selected record id from ask_okf).
@@ -72,6 +98,11 @@ const TOOL_CALLS = {
   search: (ctx) => ({ query: ctx.question }),
   fetch: (ctx) => ({ id: ctx.firstRecordResult }),
 };
+
+/** TOOL_CALLS' arguments for every tool, given one context. */
+function TOOL_CALLS_WITH(ctx) {
+  return Object.fromEntries(Object.entries(TOOL_CALLS).map(([name, make]) => [name, make(ctx)]));
+}
 
 /** What each tool's result must say beyond the generic checks. */
 const TOOL_CHECKS = {
@@ -138,6 +169,27 @@ for (const served of BUNDLES) {
       server = await startServer(served.args());
     });
     after(() => server?.stop());
+
+    test('one Ajv instance shared across every tool accepts valid arguments in any call order', async () => {
+      const client = new ClientV1(INFO);
+      await client.connect(new TransportV1(new URL(`${server.url}/mcp`)));
+      try {
+        const { tools } = await client.listTools();
+        const args = validArguments(served.bundle);
+        assert.deepEqual(tools.map((t) => t.name).filter((n) => !(n in args)), []);
+        for (const Provider of [AjvV1, AjvV2]) {
+          for (const order of [tools, [...tools].reverse()]) {
+            const shared = new Provider();
+            for (const tool of order) {
+              const outcome = shared.getValidator(tool.inputSchema)(args[tool.name]);
+              assert.equal(outcome.valid, true, `${Provider.name}, ${tool.name}: ${outcome.errorMessage}`);
+            }
+          }
+        }
+      } finally {
+        await client.close();
+      }
+    });
 
     for (const [name, makeValidator, makeClient, Transport, revision] of CLIENTS) {
       test(`${name}: lists the tools and calls every one with output validation on`, async () => {

@@ -4,7 +4,11 @@
 //! compress ~0.5 MB again. A response that already carries `Content-Encoding` is left alone by
 //! the layer.
 
+use axum::body::Body;
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::Response;
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::io::Write;
@@ -168,6 +172,23 @@ fn find(
 /// The headers of a compressed body.
 pub(crate) fn content_encoding(coding: Coding) -> HeaderValue {
     HeaderValue::from_static(coding.token())
+}
+
+/// Runs the request through tower-http's compression (fastest level) when the client sent
+/// `Accept-Encoding` at all; a request without it, as most API clients send, skips the
+/// layer's per-response work.
+pub(crate) async fn compress_if_accepted(request: Request, next: Next) -> Response {
+    use tower::{Layer, ServiceExt};
+    if !request.headers().contains_key(header::ACCEPT_ENCODING) {
+        return next.run(request).await;
+    }
+    let compress = tower_http::compression::CompressionLayer::new()
+        .quality(tower_http::CompressionLevel::Fastest)
+        .layer(next);
+    match compress.oneshot(request).await {
+        Ok(response) => response.map(Body::new),
+        Err(never) => match never {},
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,6 @@ pub mod delivery;
 mod fairness;
 mod http;
 mod mcp;
-mod mcp_splice;
 pub mod metrics;
 pub mod ops;
 mod page;

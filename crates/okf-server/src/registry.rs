@@ -234,6 +234,17 @@ pub struct BundleEntry {
     pub default_version: String,
 }
 
+impl BundleEntry {
+    /// Whether the bundle can be asked without naming a version: its default version is
+    /// servable. A bundle's row in `/api/bundles` and `/health` says this; whether the whole
+    /// registry is ready is [`Registry::not_ready`], which counts every version.
+    pub fn default_ready(&self) -> bool {
+        self.versions
+            .get(&self.default_version)
+            .is_some_and(|v| v.state.is_ok())
+    }
+}
+
 /// All bundles the server may serve.
 #[derive(Debug, Clone, Default)]
 pub struct Registry {

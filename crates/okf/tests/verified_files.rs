@@ -3,7 +3,7 @@
 //! makes the workbench not ready; the manifest served is the one admitted; a reload that
 //! cannot admit a new manifest keeps the old one and says so; a corpus shard deleted or
 //! tampered makes its corpus not ready in `/ready`, `/health` and `/api/bundles`; a registry
-//! with only a corpus or only a workbench can be ready.
+//! with only a corpus or only a workbench can be ready; `/health` and `/ready` apply one rule.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod common;
@@ -266,4 +266,26 @@ fn a_tampered_corpus_shard_makes_the_corpus_not_ready_once_a_question_meets_it()
         1,
         "{log}"
     );
+}
+
+#[test]
+fn a_refused_non_default_version_makes_health_degraded_as_ready_is_503() {
+    let dir = temp_dir("refused-older-version");
+    let extra = format!(
+        "[[bundle.versions]]\nname = \"older\"\nindex = {:?}\nsha256 = \"{}\"\n",
+        common::shared("dwp/full-dmg/context/assembly-index.json"),
+        "0".repeat(64)
+    );
+    let registry = common::dwp_registry(&dir, &extra);
+    let server = Server::start(&["--registry", registry.to_str().unwrap()]);
+    let (status, body) = ready(&server);
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["refused"][0]["version"], "older", "{body}");
+    let health = server.request("GET", "/health", &[], b"").json();
+    // The bundle can still be asked without a version: its row says so, the status does not
+    // hide the refused version.
+    assert_eq!(health["bundles"][0]["ready"], true, "{health}");
+    assert_eq!(health["bundles"][0]["versions_refused"], 1, "{health}");
+    assert_eq!(health["status"], "degraded", "{health}");
+    server.stop();
 }

@@ -1,0 +1,67 @@
+//! `POST /api/ask` and `GET /api/context/{context_id}`: a package assembled, or one retained.
+
+use super::reply::package_reply;
+use crate::http::error::ApiError;
+use crate::http::load::read_body;
+use crate::http::{AppState, LogFields};
+use crate::service::AskRequest;
+use axum::extract::{Path, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+
+/// Assembles (or finds in the cache) the package for one strictly decoded ask request.
+pub(crate) async fn ask(State(state): State<AppState>, request: Request) -> Response {
+    let coding = crate::compression::negotiate(request.headers());
+    // load_guard has already read the body within the limit; this only collects it.
+    let bytes = match read_body(request.into_body(), state.config.max_body_bytes).await {
+        Ok(b) => b,
+        Err(response) => return response,
+    };
+    let req = match AskRequest::from_json_slice(&bytes) {
+        Ok(r) => r,
+        Err(e) => return ApiError::from(&e).into_response(),
+    };
+    let service = Arc::clone(&state.service);
+    let bundle = req.bundle.clone();
+    // CPU-bound but budget-bounded; keep it off the async workers.
+    let outcome = tokio::task::spawn_blocking(move || service.ask(&req)).await;
+    let (mut response, evidence_status) = match outcome {
+        Ok(Ok(answer)) => {
+            let status = answer.package_status();
+            (
+                package_reply(&state, coding, answer.package).await,
+                Some(status),
+            )
+        }
+        Ok(Err(e)) => (ApiError::from(&e).into_response(), None),
+        Err(_) => (
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "assembly task failed",
+            )
+            .into_response(),
+            None,
+        ),
+    };
+    response.extensions_mut().insert(LogFields {
+        bundle: Some(bundle),
+        evidence_status,
+    });
+    response
+}
+
+/// A package this server assembled recently, by its `context_id`.
+pub(crate) async fn context(
+    State(state): State<AppState>,
+    Path(context_id): Path<String>,
+    headers: axum::http::HeaderMap,
+) -> Result<Response, ApiError> {
+    let package = state
+        .service
+        .context(&context_id)
+        .map_err(|e| ApiError::from(&e))?;
+    let coding = crate::compression::negotiate(&headers);
+    Ok(package_reply(&state, coding, package).await)
+}

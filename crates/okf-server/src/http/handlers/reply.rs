@@ -1,0 +1,82 @@
+//! Package responses: the cached package bytes, compressed once per `context_id` and coding
+//! when the client accepts it.
+
+use crate::http::AppState;
+use axum::body::Body;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+
+/// The package bytes, shared with the cache rather than copied.
+struct PackageBytes(Arc<okf_engine::Assembled>);
+
+impl AsRef<[u8]> for PackageBytes {
+    fn as_ref(&self) -> &[u8] {
+        self.0.json.as_bytes()
+    }
+}
+
+fn package_response(package: Arc<okf_engine::Assembled>) -> Response {
+    let body = Body::from(bytes::Bytes::from_owner(PackageBytes(package)));
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// A package response in the coding the client accepts (identity when it accepts none, or
+/// the package is small, or compressing failed), compressed once per `context_id` and coding.
+pub(crate) async fn package_reply(
+    state: &AppState,
+    coding: Option<crate::compression::Coding>,
+    package: Arc<okf_engine::Assembled>,
+) -> Response {
+    use crate::compression::{MIN_COMPRESSED_BYTES, content_encoding};
+    let vary = |mut response: Response| {
+        response
+            .headers_mut()
+            .insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        response
+    };
+    let Some(coding) = coding.filter(|_| package.json.len() >= MIN_COMPRESSED_BYTES) else {
+        return vary(package_response(package));
+    };
+    // A repeat is a lookup; only a first compression goes to a blocking thread.
+    let compressed = match state.compressed.kept(&package.context_id, coding) {
+        Some(body) => Ok(Ok((body, false))),
+        None => {
+            let cache = Arc::clone(&state.compressed);
+            let kept = Arc::clone(&package);
+            tokio::task::spawn_blocking(move || {
+                cache.get(&kept.context_id, coding, kept.json.as_bytes())
+            })
+            .await
+        }
+    };
+    match compressed {
+        Ok(Ok((body, fresh))) => {
+            if fresh {
+                state
+                    .service
+                    .ops()
+                    .metrics
+                    .package_compressed(coding.token());
+            }
+            vary(
+                (
+                    [
+                        (
+                            header::CONTENT_TYPE,
+                            HeaderValue::from_static("application/json"),
+                        ),
+                        (header::CONTENT_ENCODING, content_encoding(coding)),
+                    ],
+                    Body::from(body),
+                )
+                    .into_response(),
+            )
+        }
+        _ => vary(package_response(package)),
+    }
+}
+
+pub(crate) fn json_response(text: String) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], text).into_response()
+}
