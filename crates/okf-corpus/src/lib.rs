@@ -31,7 +31,6 @@ pub use manifest::{FileRef, Manifest, Version};
 pub use source::{CorpusSource, MemorySource, SourceError};
 
 use loader::ShardCache;
-use okf_engine::canonical::sha256_hex;
 use okf_engine::{Assembled, Binding, Budget};
 
 /// Fixed limits of spec §1.6 and §2.4.
@@ -116,30 +115,6 @@ impl Corpus {
                 },
             })?;
         Self::from_manifest_bytes(source, &bytes)
-    }
-
-    /// Opens a manifest declared as `{path, bytes, sha256}` (a registry entry): its length and
-    /// digest are checked before it is parsed.
-    pub fn open_declared(source: Box<dyn CorpusSource>, declared: &FileRef) -> Result<Self, Error> {
-        manifest::check_path(&declared.path)?;
-        if declared.bytes > limits::MANIFEST_BYTES {
-            return Err(Error::manifest(
-                "$",
-                format!(
-                    "declared manifest size {} exceeds {} bytes",
-                    declared.bytes,
-                    limits::MANIFEST_BYTES
-                ),
-            ));
-        }
-        let text = loader::read_verified(source.as_ref(), declared)?;
-        // Identity is the digest of the stored bytes, just checked against the declaration.
-        let manifest_sha256 = match declared.encoding {
-            None => declared.sha256.clone(),
-            Some(_) => sha256_hex(text.as_bytes()),
-        };
-        let manifest = Manifest::from_slice(text.as_bytes())?;
-        Ok(Self::with_manifest(source, manifest, manifest_sha256))
     }
 
     fn from_manifest_bytes(source: Box<dyn CorpusSource>, bytes: &[u8]) -> Result<Self, Error> {

@@ -100,15 +100,6 @@ fn not_utf8(r: &FileRef) -> Error {
     }
 }
 
-/// Reads the exact bytes behind a reference and checks length, digest, decoding and UTF-8.
-pub(crate) fn read_verified(source: &dyn CorpusSource, r: &FileRef) -> Result<String, Error> {
-    let raw = read_exact(source, r)?;
-    if sha256_hex(&raw) != r.sha256 {
-        return Err(digest_differs(r));
-    }
-    decode(r, raw)
-}
-
 /// The stored bytes, exactly as long as declared.
 fn read_exact(source: &dyn CorpusSource, r: &FileRef) -> Result<Vec<u8>, Error> {
     let raw = source
@@ -157,8 +148,8 @@ fn decode(r: &FileRef, raw: Vec<u8>) -> Result<String, Error> {
     String::from_utf8(decoded).map_err(|_| not_utf8(r))
 }
 
-/// Reads a file for [`Fetcher::load`]: like [`read_verified`], except that a large plain file's
-/// digest may still be running on another thread when this returns. Its text must not be
+/// Reads a file for [`Fetcher::load`], checking length, digest, decoding and UTF-8, except
+/// that a large plain file's digest may still be running on another thread when this returns. Its text must not be
 /// trusted, cached or returned until [`DigestCheck`] has matched.
 fn read_checked(source: &dyn CorpusSource, r: &FileRef) -> Result<(Text, DigestCheck), Error> {
     let raw = read_exact(source, r)?;

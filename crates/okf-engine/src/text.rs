@@ -9,9 +9,6 @@
 use unicode_normalization::UnicodeNormalization;
 use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
 
-/// Identifier of the scaffolding word list below; bump it whenever the list changes.
-pub const SCAFFOLDING_LIST_ID: &str = "okf-question-scaffolding.v1";
-
 /// Words that frame a question and never count as unresolved terms (142 words, spec §3.3).
 pub const SCAFFOLDING: [&str; 142] = [
     "a",
