@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reruns the loopback attack reproductions of issue 10 against a running `okf serve`.
+"""Reruns the loopback attack reproductions (the hardening findings) against a running `okf serve`.
 
 Usage: attack-repro.py HOST:PORT SERVER_PID [IDLE_CONNECTIONS]
 

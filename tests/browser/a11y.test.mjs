@@ -1,4 +1,4 @@
-// 7. Accessibility and the Ask page review of issue 13: axe-core (WCAG 2.2 A/AA and best
+// 7. Accessibility and the Ask page review: axe-core (WCAG 2.2 A/AA and best
 //    practice) finds no serious or critical violation on desktop and at 390 px with every
 //    section expanded; the review's defects stay fixed (error without a stray "null" and
 //    without the older package; the skip link keeps the permalink; scope and limitations

@@ -1,4 +1,4 @@
-// 9. A served corpus (issue 15) on the Ask page: listed in the bundle menu from GET
+// 9. A served corpus on the Ask page: listed in the bundle menu from GET
 //    /api/bundles, asked on the server with the same bytes as POST /api/ask (the package has
 //    a retrieval section), refused for in-browser assembly with a clear message, and named in
 //    the page tool's bundle enum.

@@ -1,4 +1,4 @@
-// 6. Local assembly (issue 13): the page runs the engine compiled to WebAssembly over the
+// 6. Local assembly: the page runs the engine compiled to WebAssembly over the
 //    server's verified index bytes. For the DWP imprisonment and hospital questions and the
 //    example bundle's questions, the package assembled in the browser is byte-identical to
 //    POST /api/ask, to `okf ask` and to MCP ask_okf (text block and structuredContent); the

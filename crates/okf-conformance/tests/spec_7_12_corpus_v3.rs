@@ -1,4 +1,4 @@
-//! Spec §7.12 and issue 15: a v3 corpus built by `okf_corpus::build_v3` from the DWP index
+//! Spec §7.12, corpora: a v3 corpus built by `okf_corpus::build_v3` from the DWP index
 //! answers the imprisonment question like the direct index.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -1,4 +1,4 @@
-//! Corpus benchmarks (BENCHMARKS.md, issue 15): the same question on generated corpora of
+//! Corpus benchmarks (BENCHMARKS.md): the same question on generated corpora of
 //! 1,000, 10,000 and 100,000 units, warm (shards cached by digest) and cold (a fresh corpus
 //! with an empty cache: every shard the question needs is read, verified and parsed).
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]

@@ -1,4 +1,4 @@
-//! A deterministic synthetic corpus of any size for scale tests and benchmarks (issue 15).
+//! A deterministic synthetic corpus of any size for scale tests and benchmarks.
 //!
 //! Every unit is a valid public evidence record with a literal digest; most text is drawn from
 //! a 4,096-word filler vocabulary by a fixed-seed xorshift generator. Five units, spread evenly

@@ -1,4 +1,4 @@
-//! engine.md §5.2 on the embedded example bundle (issue 11): the homework-club passage carries
+//! engine.md §5.2 on the embedded example bundle: the homework-club passage carries
 //! characters outside the Basic Multilingual Plane (mathematical alphanumerics and emoji, two
 //! UTF-16 code units each). Exact reads at many `delivery_bytes` values and offsets never cut
 //! between the two units of a pair, refuse an offset that falls between them, and join back

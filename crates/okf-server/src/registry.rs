@@ -27,7 +27,7 @@ pub struct RegistryFile {
     /// Evidence workbench directories served read-only.
     #[serde(default)]
     pub workbench: Vec<crate::workbench::WorkbenchDecl>,
-    /// The corpora (issue 15).
+    /// The corpora, asked by id like bundles.
     #[serde(default)]
     pub corpus: Vec<CorpusDecl>,
 }

@@ -604,7 +604,7 @@ impl Service {
         })
     }
 
-    /// Assembles a package from a registry corpus (issue 15): one version, lazy shards.
+    /// Assembles a package from a registry corpus: one version, lazy shards.
     fn ask_corpus(
         &self,
         entry: &crate::registry::CorpusEntry,

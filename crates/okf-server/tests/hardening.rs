@@ -1,4 +1,4 @@
-//! Regression tests of the server hardening (issue 10): each finding of the loopback attack,
+//! Regression tests of the server hardening: each finding of the loopback attack,
 //! pinned against the real connection stack (`okf_server::serve` on an ephemeral port) with
 //! raw sockets, so framing and header tricks reach the server exactly as sent.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]

@@ -1,4 +1,4 @@
-//! The MCP endpoint's protocol behaviour (issue 9), in process through the real router:
+//! The MCP endpoint's protocol behaviour, in process through the real router:
 //! malformed JSON-RPC is a JSON-RPC error object with HTTP 400, an unknown tool or mis-shaped
 //! params is -32602, ids are bounded, batches are refused and 2025-03-26 is not negotiated,
 //! and the tool schemas enumerate the registry's bundles and versions.

@@ -1,5 +1,5 @@
-//! `okf corpus build`, `okf ask --corpus` and `okf bench --corpus`, run as real processes
-//! (issue 15).
+//! `okf corpus build`, `okf ask --corpus` and `okf bench --corpus`, run as real
+//! processes.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod common;

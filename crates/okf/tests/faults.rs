@@ -1,4 +1,4 @@
-//! Fault tests of `okf serve` as a real process on loopback (issue 10): slow-loris clients,
+//! Fault tests of `okf serve` as a real process on loopback: slow-loris clients,
 //! clients that abort mid-response, a request storm past the limits, a registry whose index
 //! is corrupted on disk, and log lines that requests cannot forge. All bounded in time and
 //! connections.

@@ -1,5 +1,5 @@
-//! Two `okf serve` replicas behind Debian's nginx as a round-robin proxy, all on loopback
-//! (issue 16). Run by `scripts/replica-test`, which installs nginx when it is missing; this
+//! Two `okf serve` replicas behind Debian's nginx as a round-robin proxy, all on loopback.
+//! Run by `scripts/replica-test`, which installs nginx when it is missing; this
 //! target is not part of a plain `cargo test` (`test = false` in Cargo.toml) because it
 //! needs that system package. `OKF_NGINX` names the nginx binary (default /usr/sbin/nginx).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]

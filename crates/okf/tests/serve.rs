@@ -1,5 +1,5 @@
 //! `okf serve` as a real process on an ephemeral loopback port: the HTTP API, MCP, the
-//! registry and every security behaviour of issue 4.
+//! registry and its security behaviour (allow-listed bundles only, Host/Origin checks, limits, no paths in errors).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod common;

@@ -1,6 +1,6 @@
 //! `GET /api/bundles/{bundle}/versions/{version}/index`: the registry's verified index bytes,
 //! read-only, with the binding the server records in its packages, so the page can assemble
-//! the same package in the browser (issue 13).
+//! the same package in the browser.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod common;

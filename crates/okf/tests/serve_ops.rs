@@ -1,4 +1,4 @@
-//! Operating `okf serve` (issue 16): readiness, metrics, graceful drain, SIGHUP reload,
+//! Operating `okf serve`: readiness, metrics, graceful drain, SIGHUP reload,
 //! settings from the environment and JSON logs, each against a real process on loopback.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -117,7 +117,7 @@ fn metrics_count_requests_by_route_and_status_latency_bytes_assemblies_and_429s(
     let context = server.request("GET", &format!("/api/context/{id}"), &[], b"");
     assert_eq!(context.status, 200);
     assert_eq!(server.request("GET", "/nowhere", &[], b"").status, 404);
-    // The rate limit counts per route class and spares /health (issue 10): exhaust the
+    // The rate limit counts per route class and spares /health: exhaust the
     // non-ask class until it answers 429.
     let limited = (0..8)
         .map(|_| server.request("GET", "/api/bundles", &[], b"").status)

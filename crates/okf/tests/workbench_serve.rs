@@ -1,4 +1,4 @@
-//! `okf serve` serving evidence workbench directories read-only (issue 12, item 4).
+//! `okf serve` serving evidence workbench directories read-only.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod common;
