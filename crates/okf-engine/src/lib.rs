@@ -52,6 +52,6 @@ pub use public::{
 pub use regime::{AsOf, RegimeOutcome};
 pub use resolve::{Ambiguity, RESOLUTION_WORK_LIMIT, Resolution, ResolvedConcept, resolve};
 pub use stored::{
-    DeclaredIdentity, PackageIdentity, check_identity, declared_identity, explain,
+    DeclaredIdentity, PackageIdentity, ReplayInputs, check_identity, declared_identity, explain,
     package_identity, verify_package,
 };

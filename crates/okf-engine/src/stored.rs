@@ -1,11 +1,32 @@
-//! Working with packages after assembly: identity verification (spec §4.3, §4.5) and the
-//! explanation view (spec §1.5). These functions accept any package, including ones written by
+//! Working with packages after assembly: identity verification (spec §4.3, §4.5), the
+//! inputs a replay must match, and the explanation view (spec §1.5). These functions accept any package, including ones written by
 //! other engines, so they work on plain JSON values.
 
+use crate::assemble::AssembleOptions;
+use crate::budget::Budget;
 use crate::canonical::{self, MAX_SAFE_INTEGER, sha256_hex};
 use crate::error::{Error, PackageRule};
+use crate::model::Binding;
 use crate::package::PACKAGE_SCHEMA;
 use serde_json::{Map, Value};
+
+/// Everything besides the index bytes that fixes an assembled package. Assembly is
+/// deterministic, so two assemblies over the index the binding names with equal inputs give
+/// the same bytes, and a package kept with its inputs can stand in for a replay. Kept as typed
+/// inputs rather than read back from the package, because some (the question's date) leave no
+/// field in every package. The engine id is not among them: a kept package stands in only
+/// within the build that assembled it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayInputs {
+    /// The question, exactly as asked.
+    pub question: String,
+    /// The resolved budget.
+    pub budget: Budget,
+    /// The index the package is bound to (its URL and the SHA-256 of its bytes).
+    pub binding: Binding,
+    /// Every other option: the question's date, the package profile, issue grouping.
+    pub options: AssembleOptions,
+}
 
 /// The identity of a package, recomputed from its content.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -185,28 +185,27 @@ pub struct Delivered {
     pub review_url: String,
 }
 
-/// The context a request replays to: a recently delivered one when the request provably
-/// reproduces it (same engine, question, bundle version binding and resolved budget), else a
-/// fresh assembly. Returns the context and the version name that served it.
+/// The context a request replays to: a recently delivered one when it was assembled from the
+/// request's inputs ([`okf_engine::ReplayInputs`]: question, budget, binding, date, profile),
+/// else a fresh assembly. Returns the context and the version name that served it.
 pub(crate) fn replayed(
     service: &Service,
     request: &AskRequest,
     expected: Option<&str>,
 ) -> Result<(Arc<Context>, String), DeliveryFailure> {
     let version = service.version_name(request)?;
-    if let Some(cached) = expected.and_then(|id| service.delivered(id))
-        && service.replays_to(request, cached.value())?
-    {
+    let inputs = service.replay_inputs(request)?;
+    if let Some(cached) = expected.and_then(|id| service.delivered_for(id, &inputs)) {
         return Ok((cached, version));
     }
     let answer = service.ask(request)?;
     // A question asked again (a first catalogue page, a search) assembles to a context
     // already parsed and indexed: reuse it rather than parse half a megabyte again.
-    if let Some(known) = service.delivered(&answer.package.context_id) {
-        return Ok((known, answer.version));
-    }
-    let context = Arc::new(Context::from_canonical(answer.package.json.clone())?);
-    service.keep_delivered(Arc::clone(&context));
+    let context = match service.delivered(&answer.package.context_id) {
+        Some(known) => known,
+        None => Arc::new(Context::from_canonical(answer.package.json.clone())?),
+    };
+    service.keep_delivered(inputs, Arc::clone(&context));
     Ok((context, answer.version))
 }
 
@@ -422,4 +421,57 @@ pub fn read(service: &Service, args: ReadArgs, origin: &str) -> Result<Delivered
         json,
         review_url,
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::registry::Registry;
+    use crate::service::CacheLimits;
+    use serde_json::json;
+
+    fn request(extra: Value) -> AskRequest {
+        let mut body = json!({"bundle": "example", "question": "How do I borrow books?"});
+        if let (Value::Object(map), Value::Object(more)) = (&mut body, extra) {
+            map.extend(more);
+        }
+        AskRequest::from_value(body).unwrap()
+    }
+
+    #[test]
+    fn a_replay_with_another_profile_or_date_does_not_reuse_the_delivered_context() {
+        // The example, published in 2000 so that a request may give a date.
+        let service = || {
+            let index = include_str!("../../okf/example/index.json");
+            let mut registry = Registry::example(index).unwrap();
+            for bundle in registry.bundles.values_mut() {
+                for version in bundle.versions.values_mut() {
+                    version.published = Some("2000-01-01".into());
+                }
+            }
+            Service::new(registry, CacheLimits::default())
+        };
+        let kept = service();
+        // Each pair differs in one input the package depends on: the profile, or the date
+        // the rich profile records as guidance_regime.as_of.
+        for (first, then) in [
+            (json!({}), json!({"profile": "regimes"})),
+            (
+                json!({"profile": "regimes", "as_of": "2026-01-01"}),
+                json!({"profile": "regimes", "as_of": "2012-01-01"}),
+            ),
+        ] {
+            let (delivered, _) = replayed(&kept, &request(first.clone()), None).unwrap();
+            let fresh = service().ask(&request(then.clone())).unwrap().package;
+            assert_ne!(fresh.context_id, delivered.context_id(), "{then}");
+            // Naming the delivered package's id must not hand it back for other inputs.
+            let named = replayed(&kept, &request(then.clone()), Some(delivered.context_id()));
+            assert_eq!(
+                named.unwrap().0.context_id(),
+                fresh.context_id,
+                "{first} then {then}"
+            );
+        }
+    }
 }

@@ -4,7 +4,9 @@
 
 use crate::registry::{BundleEntry, LoadedVersion, Registry, is_date, is_logical_id};
 use okf_api::format::LOGICAL_ID_PATTERN;
-use okf_engine::{AsOf, AssembleOptions, Assembled, Budget, assemble_with_options, explain};
+use okf_engine::{
+    AsOf, AssembleOptions, Assembled, Budget, ReplayInputs, assemble_with_options, explain,
+};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -348,7 +350,7 @@ pub struct Service {
     cache_limits: CacheLimits,
     /// The last few contexts delivered in bounded pieces, parsed and indexed once, so a client
     /// paging through one package does not re-assemble and re-parse it on every call.
-    delivered: Mutex<std::collections::VecDeque<Arc<okf_delivery::Context>>>,
+    delivered: Mutex<std::collections::VecDeque<(ReplayInputs, Arc<okf_delivery::Context>)>>,
     /// The requests behind the contexts `search` listed, newest first, so a `fetch` of one of
     /// their result ids can replay its context (and refuse when it no longer replays).
     searched: Mutex<std::collections::VecDeque<(String, AskRequest)>>,
@@ -500,46 +502,33 @@ impl Service {
         }
     }
 
-    /// Whether replaying `req` would reproduce `package` exactly: the package is this engine's,
-    /// for the same question, bound to the same bundle version, under the same resolved budget.
-    /// Assembly is deterministic over exactly these inputs, so a match needs no re-assembly.
-    pub fn replays_to(&self, req: &AskRequest, package: &Value) -> Result<bool, ServiceError> {
-        let (_, loaded) = self.version(req)?;
-        let budget = match &req.budget {
-            None => Budget::default(),
-            Some(b) => Budget::from_json(b)?,
-        };
-        let limits = package.get("budget");
-        let limit = |key: &str| limits.and_then(|b| b.get(key)).and_then(Value::as_u64);
-        Ok(
-            package.get("engine").and_then(Value::as_str) == Some(okf_engine::ENGINE_ID)
-                && package.get("question").and_then(Value::as_str) == Some(req.question.as_str())
-                && package
-                    .pointer("/binding/index_url")
-                    .and_then(Value::as_str)
-                    == Some(loaded.binding.index_url.as_str())
-                && package
-                    .pointer("/binding/index_sha256")
-                    .and_then(Value::as_str)
-                    == Some(loaded.binding.index_sha256.as_str())
-                && limit("max_nodes") == Some(budget.max_nodes)
-                && limit("max_relationships") == Some(budget.max_relationships)
-                && limit("max_depth") == Some(budget.max_depth)
-                && limit("max_bytes") == Some(budget.max_bytes),
-        )
-    }
-
     /// A recently delivered context by id.
     pub fn delivered(&self, context_id: &str) -> Option<Arc<okf_delivery::Context>> {
         let list = self.delivered.lock().ok()?;
-        list.iter().find(|c| c.context_id() == context_id).cloned()
+        list.iter()
+            .find(|(_, c)| c.context_id() == context_id)
+            .map(|(_, c)| Arc::clone(c))
     }
 
-    /// Keeps a delivered context for the next calls (the four most recent).
-    pub fn keep_delivered(&self, context: Arc<okf_delivery::Context>) {
+    /// The recently delivered context `context_id`, when it was assembled from `inputs`: then
+    /// it is exactly what assembling `inputs` again would give.
+    pub fn delivered_for(
+        &self,
+        context_id: &str,
+        inputs: &ReplayInputs,
+    ) -> Option<Arc<okf_delivery::Context>> {
+        let list = self.delivered.lock().ok()?;
+        list.iter()
+            .find(|(kept, c)| c.context_id() == context_id && kept == inputs)
+            .map(|(_, c)| Arc::clone(c))
+    }
+
+    /// Keeps a delivered context with the inputs it was assembled from, for the next calls
+    /// (the four most recent inputs).
+    pub fn keep_delivered(&self, inputs: ReplayInputs, context: Arc<okf_delivery::Context>) {
         if let Ok(mut list) = self.delivered.lock() {
-            list.retain(|c| c.context_id() != context.context_id());
-            list.push_front(context);
+            list.retain(|(kept, _)| *kept != inputs);
+            list.push_front((inputs, context));
             list.truncate(4);
         }
     }
@@ -560,19 +549,24 @@ impl Service {
             .map(|(_, request)| request.clone())
     }
 
-    /// Checks a request and assembles its package (spec: same bytes as `okf ask`).
-    pub fn ask(&self, req: &AskRequest) -> Result<Answer, ServiceError> {
+    /// What fixes the package `req` assembles to: its question, resolved budget and options
+    /// over the index or corpus it names. Requests with equal inputs give the same package.
+    pub fn replay_inputs(&self, req: &AskRequest) -> Result<ReplayInputs, ServiceError> {
         let registry = self.registry();
         if is_logical_id(&req.bundle)
             && let Some(entry) = registry.corpora.get(&req.bundle)
         {
-            return self.ask_corpus(entry, req);
+            return corpus_inputs(entry, req).map(|(_, inputs)| inputs);
         }
+        self.bundle_inputs(req).map(|(_, _, inputs)| inputs)
+    }
+
+    /// The version `req` selects, its loaded copy and the inputs of the package it asks for.
+    fn bundle_inputs(
+        &self,
+        req: &AskRequest,
+    ) -> Result<(String, LoadedVersion, ReplayInputs), ServiceError> {
         let (version, loaded) = self.version(req)?;
-        let budget = match &req.budget {
-            None => Budget::default(),
-            Some(b) => Budget::from_json(b)?,
-        };
         let regime_profile = match req.profile.as_deref() {
             None => loaded.regime_profile,
             Some("regimes") => true,
@@ -584,24 +578,47 @@ impl Service {
             regime_profile,
             ..AssembleOptions::default()
         };
+        let inputs = ReplayInputs {
+            question: req.question.clone(),
+            budget: request_budget(req)?,
+            binding: loaded.binding.clone(),
+            options,
+        };
+        Ok((version, loaded, inputs))
+    }
+
+    /// Checks a request and assembles its package (spec: same bytes as `okf ask`).
+    pub fn ask(&self, req: &AskRequest) -> Result<Answer, ServiceError> {
+        let registry = self.registry();
+        if is_logical_id(&req.bundle)
+            && let Some(entry) = registry.corpora.get(&req.bundle)
+        {
+            return self.ask_corpus(entry, req);
+        }
+        let (version, loaded, inputs) = self.bundle_inputs(req)?;
         let package = Arc::new(assemble_with_options(
             &loaded.index,
-            &req.question,
-            &budget,
-            Some(&loaded.binding),
-            &options,
+            &inputs.question,
+            &inputs.budget,
+            Some(&inputs.binding),
+            &inputs.options,
         )?);
+        Ok(self.assembled(req, package, version))
+    }
+
+    /// Counts and caches a package just assembled.
+    fn assembled(&self, req: &AskRequest, package: Arc<Assembled>, version: String) -> Answer {
         self.ops
             .metrics
             .assembled(&req.bundle, package.evidence_status.as_str());
         if let Ok(mut cache) = self.cache.lock() {
             cache.insert(Arc::clone(&package), self.cache_limits);
         }
-        Ok(Answer {
+        Answer {
             package,
             bundle: req.bundle.clone(),
             version,
-        })
+        }
     }
 
     /// Assembles a package from a registry corpus: one version, lazy shards.
@@ -610,25 +627,9 @@ impl Service {
         entry: &crate::registry::CorpusEntry,
         req: &AskRequest,
     ) -> Result<Answer, ServiceError> {
-        if req.version.is_some() || req.as_of.is_some() {
-            return Err(invalid(
-                "version",
-                "a corpus has one version; omit version and as_of",
-            ));
-        }
-        let (corpus, binding) = entry
-            .state
-            .as_ref()
-            .map_err(|_| ServiceError::Unavailable {
-                bundle: entry.id.clone(),
-                version: "corpus".into(),
-            })?;
-        let budget = match &req.budget {
-            None => Budget::default(),
-            Some(b) => Budget::from_json(b)?,
-        };
+        let (corpus, inputs) = corpus_inputs(entry, req)?;
         let answer = corpus
-            .assemble(&req.question, &budget, Some(binding))
+            .assemble(&inputs.question, &inputs.budget, Some(&inputs.binding))
             .map_err(|e| match e {
                 okf_corpus::Error::Engine(e) => ServiceError::Engine(e),
                 // A stored file is missing, altered or malformed: the corpus is not ready.
@@ -641,18 +642,7 @@ impl Service {
                     }
                 }
             })?;
-        let package = Arc::new(answer.assembled);
-        self.ops
-            .metrics
-            .assembled(&req.bundle, package.evidence_status.as_str());
-        if let Ok(mut cache) = self.cache.lock() {
-            cache.insert(Arc::clone(&package), self.cache_limits);
-        }
-        Ok(Answer {
-            package,
-            bundle: req.bundle.clone(),
-            version: "corpus".into(),
-        })
+        Ok(self.assembled(req, Arc::new(answer.assembled), "corpus".into()))
     }
 
     /// A package assembled here recently.
@@ -685,6 +675,42 @@ impl Service {
         })?;
         Ok(explain(&value, record_id))
     }
+}
+
+/// The budget a request resolves to: the engine's default when it gives none.
+fn request_budget(req: &AskRequest) -> Result<Budget, ServiceError> {
+    match &req.budget {
+        None => Ok(Budget::default()),
+        Some(b) => Ok(Budget::from_json(b)?),
+    }
+}
+
+/// A servable corpus and the inputs of the package `req` asks of it. A corpus takes no
+/// version, date or profile; its binding names the corpus manifest.
+fn corpus_inputs<'a>(
+    entry: &'a crate::registry::CorpusEntry,
+    req: &AskRequest,
+) -> Result<(&'a okf_corpus::Corpus, ReplayInputs), ServiceError> {
+    if req.version.is_some() || req.as_of.is_some() {
+        return Err(invalid(
+            "version",
+            "a corpus has one version; omit version and as_of",
+        ));
+    }
+    let (corpus, binding) = entry
+        .state
+        .as_ref()
+        .map_err(|_| ServiceError::Unavailable {
+            bundle: entry.id.clone(),
+            version: "corpus".into(),
+        })?;
+    let inputs = ReplayInputs {
+        question: req.question.clone(),
+        budget: request_budget(req)?,
+        binding: binding.clone(),
+        options: AssembleOptions::default(),
+    };
+    Ok((corpus, inputs))
 }
 
 #[cfg(test)]
