@@ -34,6 +34,12 @@ pub fn is_record_id(s: &str) -> bool {
     !s.is_empty() && s.chars().count() <= MAX_RECORD_ID_CHARS
 }
 
+/// Whether `s` is a real calendar date written exactly `YYYY-MM-DD` (`as_of`, `published`):
+/// the engine's one date rule, so a date the server accepts is one the engine can use.
+pub fn is_date(s: &str) -> bool {
+    okf_engine::validate::date_number(s).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,5 +91,19 @@ mod tests {
             assert!(!is_logical_id(bad), "{bad}");
         }
         assert!(LOGICAL_ID_PATTERN.ends_with(&format!("{{0,{}}}$", MAX_LOGICAL_ID_BYTES - 1)));
+    }
+
+    #[test]
+    fn dates_are_real_calendar_days_written_exactly() {
+        assert!(is_date("2026-09-16") && is_date("2024-02-29"));
+        for bad in [
+            "2026-02-30",
+            "2023-02-29",
+            "2026-9-16",
+            "2026-09-16T00:00:00Z",
+            "",
+        ] {
+            assert!(!is_date(bad), "{bad}");
+        }
     }
 }

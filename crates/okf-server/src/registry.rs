@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use okf_api::format::LOGICAL_ID_PATTERN;
-pub use okf_api::format::is_logical_id;
+use okf_api::format::{is_date, is_logical_id};
 
 /// A registry file (TOML).
 #[derive(Debug, Deserialize)]
@@ -289,11 +289,6 @@ pub enum RegistryError {
     /// The embedded example bundle failed to load (a build defect).
     #[error("embedded example bundle: {0}")]
     Example(okf_engine::Error),
-}
-
-/// Date check for `published` and `as_of`: `YYYY-MM-DD` on a real calendar day.
-pub fn is_date(s: &str) -> bool {
-    okf_engine::validate::is_timestamp(&format!("{s}T00:00:00Z")) && s.len() == 10
 }
 
 impl Registry {

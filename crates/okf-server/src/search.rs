@@ -10,8 +10,9 @@
 //! `context_id`: a bundle version replaced on reload never yields other evidence.
 
 use crate::delivery::{DeliveryFailure, permalink, replayed};
-use crate::registry::{Registry, is_logical_id};
+use crate::registry::Registry;
 use crate::service::{AskRequest, Service};
+use okf_api::format::is_logical_id;
 use okf_delivery::DeliveryError;
 use okf_delivery::search::ItemId;
 use serde_json::{Value, json};

@@ -2,8 +2,8 @@
 //! index, call the engine, and retain the package for later lookup. No selection logic lives
 //! here; the package bytes are the engine's, unchanged.
 
-use crate::registry::{BundleEntry, LoadedVersion, Registry, is_date, is_logical_id};
-use okf_api::format::LOGICAL_ID_PATTERN;
+use crate::registry::{BundleEntry, LoadedVersion, Registry};
+use okf_api::format::{LOGICAL_ID_PATTERN, is_date, is_logical_id};
 use okf_engine::{
     AsOf, AssembleOptions, Assembled, Budget, ReplayInputs, assemble_with_options, explain,
 };

@@ -203,10 +203,8 @@ impl Manifest {
     }
 }
 
-/// Length in UTF-16 code units (every length rule counts these).
-pub fn utf16_len(s: &str) -> usize {
-    s.encode_utf16().count()
-}
+/// Length in UTF-16 code units (every length rule counts these): the engine's one count.
+pub use okf_engine::validate::utf16_len;
 
 fn err(field: &str, rule: impl Into<String>) -> WorkbenchError {
     WorkbenchError::manifest(field, rule)
@@ -239,30 +237,9 @@ fn id_like(s: &str) -> bool {
         && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"._-".contains(&b))
 }
 
-/// True when `s` is a real calendar date written exactly `YYYY-MM-DD`.
+/// True when `s` is a real calendar date written exactly `YYYY-MM-DD` (the engine's one rule).
 pub fn is_calendar_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return false;
-    }
-    let digits = |r: std::ops::Range<usize>| {
-        b[r.clone()]
-            .iter()
-            .all(u8::is_ascii_digit)
-            .then(|| b[r].iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0')))
-    };
-    let (Some(y), Some(m), Some(d)) = (digits(0..4), digits(5..7), digits(8..10)) else {
-        return false;
-    };
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    (1..=days).contains(&d)
+    okf_engine::validate::date_number(s).is_some()
 }
 
 fn starts_with_date(s: &str) -> bool {
