@@ -7,3 +7,8 @@ pub const MAX_RECORD_ID_CHARS: usize = 2_000;
 
 /// Longest logical id (bundle, version, corpus or workbench), in bytes of `a-z 0-9 . _ -`.
 pub const MAX_LOGICAL_ID_BYTES: usize = 64;
+
+/// Smallest `delivery_bytes` of a catalogue call: room for the replay fields beside a page.
+pub const MIN_CATALOGUE_DELIVERY_BYTES: u64 = 16_384;
+/// Largest `offset` a client may send (records for a catalogue, UTF-16 units for a read).
+pub const MAX_OFFSET: u64 = 2_000_000;

@@ -3,130 +3,12 @@
 //! bundle version, question and budget through the engine and refuses to answer unless the
 //! replay reproduces the expected `context_id`, so any replica answers any continuation.
 
-use crate::service::{AskRequest, Service, ServiceError};
+use crate::service::{AskRequest, RequestError, Service, ServiceError};
+pub use okf_api::limits::{MAX_OFFSET, MIN_CATALOGUE_DELIVERY_BYTES};
+pub use okf_api::request::{CatalogueArgs, ReadArgs};
 use okf_delivery::{Context, DeliveryError, ReadRequest, Section, json_len};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
-
-/// Smallest `delivery_bytes` of a catalogue call: room for the replay fields beside a page.
-pub const MIN_CATALOGUE_DELIVERY_BYTES: u64 = 16_384;
-/// Largest `offset` a client may send (records for a catalogue, UTF-16 units for a read).
-pub const MAX_OFFSET: u64 = 2_000_000;
-
-/// Arguments of `ask_okf_manifest` and `POST /api/catalogue`: an ask request plus the
-/// delivery fields.
-#[derive(Debug, Clone)]
-pub struct CatalogueArgs {
-    /// The replayed request (decoded by the same strict decoder as `/api/ask`).
-    pub ask: AskRequest,
-    /// The expected identity; required when `offset > 0`.
-    pub context_id: Option<String>,
-    /// First record of the page.
-    pub offset: u64,
-    /// Largest response in bytes (16,384–65,536, default 16,384).
-    pub delivery_bytes: Option<u64>,
-}
-
-/// Arguments of `read_okf_evidence` and `POST /api/read`: an ask request plus the delivery
-/// fields.
-#[derive(Debug, Clone)]
-pub struct ReadArgs {
-    /// The replayed request (decoded by the same strict decoder as `/api/ask`).
-    pub ask: AskRequest,
-    /// The identity the replay must reproduce.
-    pub context_id: String,
-    /// record_text, record_metadata, relationships, diagnostics or package.
-    pub section: String,
-    /// The selected record, for the two record sections.
-    pub record_id: Option<String>,
-    /// Start, in UTF-16 code units.
-    pub offset: u64,
-    /// Largest response in bytes (8,192–65,536, default 16,384).
-    pub delivery_bytes: Option<u64>,
-}
-
-/// The delivery fields of a body, taken out so the rest decodes as an ask request.
-struct DeliveryFields(Map<String, Value>);
-
-impl DeliveryFields {
-    /// Splits `value` into the listed delivery fields and the ask request.
-    fn split(value: Value, keys: &[&str]) -> Result<(AskRequest, Self), DeliveryFailure> {
-        let Value::Object(mut map) = value else {
-            return Err(invalid("body", "must be a JSON object"));
-        };
-        crate::service::null_is_absent(&mut map);
-        let fields = keys
-            .iter()
-            .filter_map(|k| map.remove(*k).map(|v| ((*k).to_owned(), v)))
-            .collect();
-        Ok((
-            AskRequest::from_value(Value::Object(map))?,
-            DeliveryFields(fields),
-        ))
-    }
-
-    fn string(&mut self, key: &'static str) -> Result<Option<String>, DeliveryFailure> {
-        match self.0.remove(key) {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(invalid(key, "must be a string")),
-        }
-    }
-
-    fn integer(&mut self, key: &'static str) -> Result<Option<u64>, DeliveryFailure> {
-        match self.0.remove(key) {
-            None => Ok(None),
-            Some(Value::Number(n)) => n
-                .as_u64()
-                .map(Some)
-                .ok_or_else(|| invalid(key, "must be an integer of at least 0")),
-            Some(_) => Err(invalid(key, "must be an integer")),
-        }
-    }
-}
-
-impl CatalogueArgs {
-    /// Decodes arguments (closed: ask request fields plus context_id, offset, delivery_bytes).
-    pub fn from_value(value: Value) -> Result<Self, DeliveryFailure> {
-        let (ask, mut f) =
-            DeliveryFields::split(value, &["context_id", "offset", "delivery_bytes"])?;
-        Ok(CatalogueArgs {
-            ask,
-            context_id: f.string("context_id")?,
-            offset: f.integer("offset")?.unwrap_or(0),
-            delivery_bytes: f.integer("delivery_bytes")?,
-        })
-    }
-}
-
-impl ReadArgs {
-    /// Decodes arguments (closed: ask request fields plus context_id, section, record_id,
-    /// offset, delivery_bytes).
-    pub fn from_value(value: Value) -> Result<Self, DeliveryFailure> {
-        let (ask, mut f) = DeliveryFields::split(
-            value,
-            &[
-                "context_id",
-                "section",
-                "record_id",
-                "offset",
-                "delivery_bytes",
-            ],
-        )?;
-        Ok(ReadArgs {
-            ask,
-            context_id: f
-                .string("context_id")?
-                .ok_or_else(|| invalid("context_id", "is required"))?,
-            section: f
-                .string("section")?
-                .ok_or_else(|| invalid("section", "is required"))?,
-            record_id: f.string("record_id")?,
-            offset: f.integer("offset")?.unwrap_or(0),
-            delivery_bytes: f.integer("delivery_bytes")?,
-        })
-    }
-}
 
 /// Why a delivery call returned nothing.
 #[derive(Debug, thiserror::Error)]
@@ -137,6 +19,9 @@ pub enum DeliveryFailure {
     /// The delivery request was refused (identity, section, record, offset or size).
     #[error(transparent)]
     Delivery(#[from] DeliveryError),
+    /// The request does not decode (its ask fields or its delivery fields).
+    #[error(transparent)]
+    Request(#[from] RequestError),
     /// A request field outside its range, checked before any assembly.
     #[error("{field}: {message}")]
     Invalid {
@@ -153,6 +38,7 @@ impl DeliveryFailure {
         match self {
             DeliveryFailure::Service(e) => e.code(),
             DeliveryFailure::Delivery(e) => e.code(),
+            DeliveryFailure::Request(e) => e.code(),
             DeliveryFailure::Invalid { .. } => "invalid_request",
         }
     }
@@ -162,6 +48,7 @@ impl DeliveryFailure {
         match self {
             DeliveryFailure::Service(e) => e.field(),
             DeliveryFailure::Delivery(e) => e.field().map(str::to_owned),
+            DeliveryFailure::Request(e) => Some(e.field().to_owned()),
             DeliveryFailure::Invalid { field, .. } => Some((*field).to_owned()),
         }
     }

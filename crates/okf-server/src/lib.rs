@@ -18,7 +18,6 @@ pub mod registry;
 pub mod schemas;
 mod search;
 pub mod service;
-mod strict_json;
 pub mod workbench;
 
 pub use fairness::ClientAddr;

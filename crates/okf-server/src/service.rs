@@ -11,157 +11,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-/// The body of `POST /api/ask` and the arguments of the `ask_okf` tool.
-///
-/// Both adapters decode it with [`AskRequest::from_json_slice`] or
-/// [`AskRequest::from_value`], which enforce the published closed schema exactly (see
-/// `schemas/ask-request.schema.json`): an object, no unknown or duplicate keys, no `null`
-/// for an optional field, and every error naming its field.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AskRequest {
-    /// Logical bundle id from the registry.
-    pub bundle: String,
-    /// The question, 1–4000 characters, not blank.
-    pub question: String,
-    /// Named version of the bundle (default: the bundle's default version).
-    pub version: Option<String>,
-    /// Date (YYYY-MM-DD): use the latest version published on or before it.
-    pub as_of: Option<String>,
-    /// Budget overrides; checked by the engine's rules.
-    pub budget: Option<Value>,
-    /// `"regimes"`: write the richer package profile (docs/authoring.md); default off.
-    pub profile: Option<String>,
-}
-
-/// The one rule for optional fields, on every route and tool: `null` means absent. Clients
-/// that convert schemas to strict function calling must send every field, and spell an
-/// optional one they do not use as `null`; a required field given as `null` is then missing.
-pub fn null_is_absent(map: &mut serde_json::Map<String, Value>) {
-    map.retain(|_, v| !v.is_null());
-}
-
-/// The keys of an ask request, in schema order.
-const ASK_FIELDS: [&str; 6] = [
-    "bundle", "question", "version", "as_of", "budget", "profile",
-];
-
-/// Longest unknown key echoed back as an error's `field`.
-const MAX_ECHOED_KEY_CHARS: usize = 64;
-
-impl AskRequest {
-    /// Decodes a request body: JSON with no duplicate key at any depth, then
-    /// [`AskRequest::from_value`].
-    pub fn from_json_slice(bytes: &[u8]) -> Result<Self, ServiceError> {
-        let value = crate::strict_json::from_slice(bytes).map_err(ServiceError::InvalidJson)?;
-        Self::from_value(value)
-    }
-
-    /// Decodes parsed arguments against the closed schema and checks the id formats, so a
-    /// decoded request's `bundle` is always a logical id (safe to log).
-    pub fn from_value(value: Value) -> Result<Self, ServiceError> {
-        let Value::Object(mut map) = value else {
-            return Err(invalid(
-                "body",
-                format!("must be a JSON object, not {}", json_kind(&value)),
-            ));
-        };
-        null_is_absent(&mut map);
-        if let Some(Value::Object(budget)) = map.get_mut("budget") {
-            null_is_absent(budget);
-        }
-        if let Some(unknown) = map.keys().find(|k| !ASK_FIELDS.contains(&k.as_str())) {
-            let shown: String = unknown.chars().take(MAX_ECHOED_KEY_CHARS).collect();
-            return Err(ServiceError::InvalidRequest {
-                field: shown,
-                message: format!(
-                    "is not a field of an ask request (allowed: {})",
-                    ASK_FIELDS.join(", ")
-                ),
-            });
-        }
-        let mut string = |field: &'static str, required: bool| match map.remove(field) {
-            None if required => Err(invalid(field, "is required")),
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(invalid(
-                field,
-                format!("must be a string, not {}", json_kind(&other)),
-            )),
-        };
-        let bundle = string("bundle", true)?.unwrap_or_default();
-        let question = string("question", true)?.unwrap_or_default();
-        let version = string("version", false)?;
-        let as_of = string("as_of", false)?;
-        let profile = string("profile", false)?;
-        let budget = match map.remove("budget") {
-            None => None,
-            Some(Value::Object(b)) => Some(Value::Object(b)),
-            Some(other) => {
-                return Err(invalid(
-                    "budget",
-                    format!("must be an object, not {}", json_kind(&other)),
-                ));
-            }
-        };
-        let request = AskRequest {
-            bundle,
-            question,
-            version,
-            as_of,
-            budget,
-            profile,
-        };
-        request.check_ids()?;
-        Ok(request)
-    }
-
-    /// The format rules of `bundle`, `version` and `as_of`, checked before any lookup.
-    pub fn check_ids(&self) -> Result<(), ServiceError> {
-        check_selector(&self.bundle, self.version.as_deref(), self.as_of.as_deref())
-    }
-}
-
-/// The format rules of a bundle selector (`bundle`, `version`, `as_of`), checked before any
-/// lookup: anything that looks like a URL or path is refused before it reaches the registry.
-fn check_selector(
-    bundle: &str,
-    version: Option<&str>,
-    as_of: Option<&str>,
-) -> Result<(), ServiceError> {
-    if !is_logical_id(bundle) {
-        return Err(invalid(
-            "bundle",
-            format!(
-                "must be a logical bundle id matching {LOGICAL_ID_PATTERN}, never a URL or path"
-            ),
-        ));
-    }
-    if version.is_some() && as_of.is_some() {
-        return Err(invalid("as_of", "give either version or as_of, not both"));
-    }
-    if version.is_some_and(|v| !is_logical_id(v)) {
-        return Err(invalid(
-            "version",
-            format!("must match {LOGICAL_ID_PATTERN}"),
-        ));
-    }
-    if as_of.is_some_and(|d| !is_date(d)) {
-        return Err(invalid("as_of", "must be a calendar date YYYY-MM-DD"));
-    }
-    Ok(())
-}
-
-/// The JSON type of a value, as the schema names it.
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub use okf_api::request::{AskRequest, RequestError, check_selector, null_is_absent};
 
 /// Why a request was not answered with a package.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -248,6 +98,17 @@ impl ServiceError {
             ServiceError::Unavailable { .. } => Some("version".into()),
             ServiceError::Engine(e) => e.field(),
             ServiceError::CorpusUnavailable { .. } | ServiceError::ContextNotRetained(_) => None,
+        }
+    }
+}
+
+impl From<RequestError> for ServiceError {
+    fn from(e: RequestError) -> Self {
+        match e {
+            RequestError::Invalid { field, message } => {
+                ServiceError::InvalidRequest { field, message }
+            }
+            RequestError::Json(message) => ServiceError::InvalidJson(message),
         }
     }
 }

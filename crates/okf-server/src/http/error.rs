@@ -2,7 +2,7 @@
 //! status, and the rewriting of bare error responses inner services write into that shape.
 
 use crate::delivery::DeliveryFailure;
-use crate::service::ServiceError;
+use crate::service::{RequestError, ServiceError};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -69,6 +69,12 @@ impl From<&ServiceError> for ApiError {
             }
         };
         ApiError::new(status, e.code(), e.to_string()).field_opt(e.field())
+    }
+}
+
+impl From<&RequestError> for ApiError {
+    fn from(e: &RequestError) -> Self {
+        ApiError::new(StatusCode::BAD_REQUEST, e.code(), e.to_string()).on(e.field())
     }
 }
 

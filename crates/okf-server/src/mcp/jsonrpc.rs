@@ -74,7 +74,7 @@ pub(crate) fn check_message(bytes: &[u8]) -> Result<(), Refusal> {
         .map_err(|_| Refusal::new(&Value::Null, -32700, "parse error: the body is not UTF-8"))?;
     // One strict decoder for every body: a key given twice anywhere (the envelope or the
     // tool arguments) makes the message ambiguous, so it is refused naming the key.
-    let value: Value = crate::strict_json::parse(text.as_bytes()).map_err(|e| {
+    let value: Value = okf_api::strict_json::parse(text.as_bytes()).map_err(|e| {
         if e.classify() == serde_json::error::Category::Data {
             Refusal::new(&Value::Null, -32600, format!("invalid request: {e}"))
         } else {

@@ -4,7 +4,7 @@ use super::reply::json_response;
 use crate::http::AppState;
 use crate::http::error::ApiError;
 use crate::http::load::read_body;
-use crate::service::{Service, ServiceError};
+use crate::service::{RequestError, Service};
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -25,7 +25,7 @@ fn request_origin(request: &Request) -> String {
 async fn deliver<A, F>(
     state: AppState,
     request: Request,
-    decode: fn(Value) -> Result<A, crate::delivery::DeliveryFailure>,
+    decode: fn(Value) -> Result<A, RequestError>,
     run: F,
 ) -> Response
 where
@@ -43,9 +43,9 @@ where
         Ok(b) => b,
         Err(response) => return response,
     };
-    let value = match crate::strict_json::from_slice(&bytes) {
+    let value = match okf_api::strict_json::from_slice(&bytes) {
         Ok(v) => v,
-        Err(e) => return ApiError::from(&ServiceError::InvalidJson(e)).into_response(),
+        Err(e) => return ApiError::from(&RequestError::Json(e)).into_response(),
     };
     let args = match decode(value) {
         Ok(a) => a,

@@ -8,13 +8,13 @@ use std::fmt;
 
 /// Parses one JSON document; the error message names the duplicate key or the syntax error
 /// (line and column), never a Rust type.
-pub(crate) fn from_slice(bytes: &[u8]) -> Result<Value, String> {
+pub fn from_slice(bytes: &[u8]) -> Result<Value, String> {
     parse(bytes).map_err(|e| format!("is not valid JSON: {e}"))
 }
 
 /// [`from_slice`] with serde_json's error, whose category tells a key given twice
 /// ([`serde_json::error::Category::Data`]) from broken syntax.
-pub(crate) fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+pub fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     StrictValue::deserialize(&mut de).and_then(|v| de.end().map(|()| v.0))
 }
