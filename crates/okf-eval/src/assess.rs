@@ -521,28 +521,82 @@ pub fn assess(
     index: &ContextIndex,
     binding_sha256: Option<&str>,
 ) -> Assessment {
-    let t = Tables::new(p);
-    let e = &case.expected;
+    let inputs = Inputs {
+        package: p,
+        case,
+        index,
+        tables: Tables::new(p),
+        // One canonical pass gives both the actual byte count (E) and the recomputed
+        // identity (F).
+        identity: package_identity(p).ok(),
+    };
+    // The typed assertion checks of B are reported under G, after nothing else of G.
+    let (semantic, assertion_boundaries) = semantic_checks(&inputs);
     let mut stages: [Vec<Check>; 8] = Default::default();
-    let mut boundary_g: Vec<Check> = Vec::new();
-    let doc = index.document();
+    stages[StageId::A.position()] = source_checks(&inputs);
+    stages[StageId::B.position()] = semantic;
+    stages[StageId::C.position()] = retrieval_checks(&inputs);
+    stages[StageId::D.position()] = traversal_checks(&inputs);
+    stages[StageId::E.position()] = assembly_checks(&inputs);
+    stages[StageId::F.position()] = provenance_checks(&inputs, binding_sha256);
+    stages[StageId::G.position()] = boundary_checks(&inputs, assertion_boundaries);
+    stages[StageId::H.position()] = answerability_checks(&inputs);
+    let stages: Vec<Stage> = StageId::ALL
+        .into_iter()
+        .zip(stages)
+        .map(|(id, checks)| Stage {
+            id,
+            label: id.label(),
+            status: Status::from_bool(checks.iter().all(|c| c.status.passed())),
+            checks,
+        })
+        .collect();
+    Assessment {
+        case_id: case.id.clone(),
+        status: Status::from_bool(stages.iter().all(|s| s.status.passed())),
+        stages,
+    }
+}
 
-    // ---- A: source -------------------------------------------------------------------------
-    let a = &mut stages[StageId::A.position()];
+/// What every stage reads.
+struct Inputs<'p> {
+    /// The package judged, as plain JSON.
+    package: &'p Value,
+    /// The case it is judged against.
+    case: &'p Case,
+    /// The index it was assembled from.
+    index: &'p ContextIndex,
+    /// The package's selections, relationships and requirements, by id.
+    tables: Tables<'p>,
+    /// The package's identity recomputed from its content, when it has one.
+    identity: Option<okf_engine::PackageIdentity>,
+}
+
+/// Stage A, source: source and passage identities are present, exact and unaltered.
+fn source_checks(x: &Inputs<'_>) -> Vec<Check> {
+    let Inputs {
+        package,
+        index,
+        tables,
+        ..
+    } = x;
+    let expected = &x.case.expected;
+    let doc = index.document();
+    let mut checks = Vec::new();
     let bundle = serde_json::to_value(&doc.bundle).unwrap_or(Value::Null);
-    a.push(Check::maybe(
+    checks.push(Check::maybe(
         "same-bundle-identity",
-        canon_eq(p.get("bundle"), Some(&bundle)),
+        canon_eq(package.get("bundle"), Some(&bundle)),
         Some(bundle.clone()),
-        p.get("bundle").cloned(),
+        package.get("bundle").cloned(),
     ));
-    a.push(Check::new(
+    checks.push(Check::new(
         "unique-selected-records",
-        t.selected.len() == t.rows.len(),
-        json!(t.rows.len()),
-        json!(t.selected.len()),
+        tables.selected.len() == tables.rows.len(),
+        json!(tables.rows.len()),
+        json!(tables.selected.len()),
     ));
-    for (id, record) in t.selected.iter() {
+    for (id, record) in tables.selected.iter() {
         let indexed = index.record_index(id);
         let ok = indexed.is_some_and(|i| {
             canonical(record).is_some_and(|c| c == index.record_canonical_json(i))
@@ -552,15 +606,15 @@ pub fn assess(
         } else {
             NOTE_NOT_IN_INDEX
         };
-        a.push(Check::new(
+        checks.push(Check::new(
             format!("source-record:{id}"),
             ok,
             json!(NOTE_EXACT_RECORD),
             json!(note),
         ));
     }
-    for req in &e.sources {
-        let record = t.selected.get(&req.record_id);
+    for req in &expected.sources {
+        let record = tables.selected.get(&req.record_id);
         let ok = record.is_some_and(|r| {
             str_of(r, "route") == Some(req.route.as_str())
                 && items(r.get("provenance"))
@@ -576,32 +630,39 @@ pub fn assess(
             }
             Value::Object(m)
         });
-        a.push(Check::new(
+        checks.push(Check::new(
             format!("required-source:{}:{}", req.record_id, req.locator),
             ok,
             serde_json::to_value(req).unwrap_or(Value::Null),
             actual,
         ));
     }
+    checks
+}
 
-    // ---- B: semantic -----------------------------------------------------------------------
-    let b = &mut stages[StageId::B.position()];
-    for id in &e.selected_concepts {
-        let kind = t.kind_of(id);
-        b.push(Check::new(
+/// Stage B, semantic: concepts and typed, directed assertions keep their identities.
+/// Also returns the typed assertion checks (status, authority, scope), reported under G.
+fn semantic_checks(x: &Inputs<'_>) -> (Vec<Check>, Vec<Check>) {
+    let Inputs { index, tables, .. } = x;
+    let expected = &x.case.expected;
+    let mut checks = Vec::new();
+    let mut boundaries = Vec::new();
+    for id in &expected.selected_concepts {
+        let kind = tables.kind_of(id);
+        checks.push(Check::new(
             format!("selected-concept:{id}"),
             kind == Some("concept"),
             json!("concept"),
             json!(kind),
         ));
     }
-    b.push(Check::new(
+    checks.push(Check::new(
         "unique-assertions",
-        t.relations.len() == t.relation_rows,
-        json!(t.relation_rows),
-        json!(t.relations.len()),
+        tables.relations.len() == tables.relation_rows,
+        json!(tables.relation_rows),
+        json!(tables.relations.len()),
     ));
-    for (id, rel) in t.relations.iter() {
+    for (id, rel) in tables.relations.iter() {
         let indexed = index.assertion_index(id);
         let ok = indexed.is_some_and(|i| {
             canonical(rel).is_some_and(|c| c == index.assertion_canonical_json(i))
@@ -611,16 +672,16 @@ pub fn assess(
         } else {
             NOTE_NOT_IN_INDEX
         };
-        b.push(Check::new(
+        checks.push(Check::new(
             format!("input-assertion:{id}"),
             ok,
             json!(NOTE_EXACT_ASSERTION),
             json!(note),
         ));
     }
-    for req in &e.assertions {
+    for req in &expected.assertions {
         let label = req.label();
-        let matches: Vec<&Value> = t
+        let matches: Vec<&Value> = tables
             .relations
             .iter()
             .map(|(_, row)| row)
@@ -637,7 +698,7 @@ pub fn assess(
             .iter()
             .map(|row| row.get("id").cloned().unwrap_or(Value::Null))
             .collect();
-        b.push(Check::new(
+        checks.push(Check::new(
             format!("required-assertion:{label}"),
             !matches.is_empty(),
             serde_json::to_value(req).unwrap_or(Value::Null),
@@ -662,7 +723,7 @@ pub fn assess(
                 })
                 .collect();
             let ok = !values.is_empty() && values.iter().all(|v| v.as_str() == Some(want));
-            boundary_g.push(Check::new(
+            boundaries.push(Check::new(
                 format!("assertion-boundary:{label}:{field}"),
                 ok,
                 json!(want),
@@ -670,72 +731,87 @@ pub fn assess(
             ));
         }
     }
+    (checks, boundaries)
+}
 
-    // ---- C: retrieval ----------------------------------------------------------------------
-    let c = &mut stages[StageId::C.position()];
-    let question = str_of(p, "question");
-    c.push(Check::maybe(
+/// Stage C, retrieval: the question resolved the concepts; ambiguity and unknown terms stay explicit.
+fn retrieval_checks(x: &Inputs<'_>) -> Vec<Check> {
+    let Inputs {
+        package,
+        case,
+        tables,
+        ..
+    } = x;
+    let expected = &case.expected;
+    let mut checks = Vec::new();
+    let question = str_of(package, "question");
+    checks.push(Check::maybe(
         "actual-question",
         question == Some(case.question.as_str()),
         Some(json!(case.question)),
-        p.get("question").cloned(),
+        package.get("question").cloned(),
     ));
-    for id in &e.resolved_concepts {
-        c.push(Check::new(
+    for id in &expected.resolved_concepts {
+        checks.push(Check::new(
             format!("resolved-concept:{id}"),
-            t.resolved.contains(id.as_str()),
+            tables.resolved.contains(id.as_str()),
             json!(id),
-            t.resolution_ids(),
+            tables.resolution_ids(),
         ));
     }
-    for phrase in &e.ambiguity_phrases {
-        let ok = items(p.get("ambiguities"))
+    for phrase in &expected.ambiguity_phrases {
+        let ok = items(package.get("ambiguities"))
             .iter()
             .any(|a| str_of(a, "phrase") == Some(phrase.as_str()));
-        c.push(Check::maybe(
+        checks.push(Check::maybe(
             format!("ambiguous:{phrase}"),
             ok,
             Some(json!(phrase)),
-            p.get("ambiguities").cloned(),
+            package.get("ambiguities").cloned(),
         ));
     }
-    for term in &e.unresolved_terms {
-        let ok = strings(items(p.get("unresolved_terms"))).any(|t| t == term);
-        c.push(Check::maybe(
+    for term in &expected.unresolved_terms {
+        let ok = strings(items(package.get("unresolved_terms"))).any(|t| t == term);
+        checks.push(Check::maybe(
             format!("unresolved:{term}"),
             ok,
             Some(json!(term)),
-            p.get("unresolved_terms").cloned(),
+            package.get("unresolved_terms").cloned(),
         ));
     }
+    checks
+}
 
-    // ---- D: traversal ----------------------------------------------------------------------
-    let d = &mut stages[StageId::D.position()];
-    for path in &e.assertion_paths {
+/// Stage D, traversal: required paths and chains exist; every selection is reached from a seed.
+fn traversal_checks(x: &Inputs<'_>) -> Vec<Check> {
+    let Inputs { tables, .. } = x;
+    let expected = &x.case.expected;
+    let mut checks = Vec::new();
+    for path in &expected.assertion_paths {
         let value = serde_json::to_value(path).unwrap_or(Value::Null);
         let actual: Vec<Value> = path
             .assertions
             .iter()
-            .map(|a| t.relations.get(a).cloned().unwrap_or(Value::Null))
+            .map(|a| tables.relations.get(a).cloned().unwrap_or(Value::Null))
             .collect();
-        d.push(Check::new(
+        checks.push(Check::new(
             format!("required-directed-chain:{}", path_label(&value)),
-            t.included_chain(&value),
+            tables.included_chain(&value),
             value,
             Value::Array(actual),
         ));
     }
-    let all_paths: Vec<&Value> = t
+    let all_paths: Vec<&Value> = tables
         .rows
         .iter()
         .flat_map(|row| items(row.get("paths")))
         .collect();
-    let all_canonical: Vec<Option<String>> = if e.paths.is_empty() {
+    let all_canonical: Vec<Option<String>> = if expected.paths.is_empty() {
         Vec::new()
     } else {
         all_paths.iter().map(|v| canonical(v)).collect()
     };
-    for req in &e.paths {
+    for req in &expected.paths {
         let value = serde_json::to_value(req).unwrap_or(Value::Null);
         let want = canonical(&value);
         let ok = want.is_some() && all_canonical.contains(&want);
@@ -744,18 +820,18 @@ pub fn assess(
             .filter(|v| str_of(v, "seed") == Some(req.seed.as_str()))
             .map(|v| (*v).clone())
             .collect();
-        d.push(Check::new(
+        checks.push(Check::new(
             format!("required-path:{}", path_label(&value)),
             ok,
             value,
             Value::Array(same_seed),
         ));
     }
-    for (r, row) in t.rows.iter().enumerate() {
+    for (r, row) in tables.rows.iter().enumerate() {
         let record_id = row.get("record").and_then(|rec| str_of(rec, "id"));
         let paths = row.get("paths").and_then(Value::as_array);
         let count = paths.map_or(0, Vec::len);
-        d.push(Check::new(
+        checks.push(Check::new(
             format!("selection-has-path:{}", record_id.unwrap_or(UNDEFINED)),
             count > 0,
             json!(NOTE_HAS_PATH),
@@ -766,10 +842,10 @@ pub fn assess(
                 v.records.first() == Some(&v.seed)
                     && record_id.is_some()
                     && v.records.last().copied() == record_id
-                    && t.resolved.contains(v.seed)
-                    && v.hops_retained(&t.relations)
+                    && tables.resolved.contains(v.seed)
+                    && v.hops_retained(&tables.relations)
             });
-            d.push(Check::new(
+            checks.push(Check::new(
                 format!("valid-directed-path:{r}:{pi}"),
                 ok,
                 json!(NOTE_VALID_PATH),
@@ -777,39 +853,47 @@ pub fn assess(
             ));
         }
     }
+    checks
+}
 
-    // ---- E: assembly -----------------------------------------------------------------------
-    let ex = &mut stages[StageId::E.position()];
-    for id in &e.evidence {
-        let kind = t.kind_of(id);
-        ex.push(Check::new(
+/// Stage E, assembly: evidence retained whole; counters and budgets exact and bounded.
+fn assembly_checks(x: &Inputs<'_>) -> Vec<Check> {
+    let Inputs {
+        package,
+        tables,
+        identity,
+        ..
+    } = x;
+    let expected = &x.case.expected;
+    let mut checks = Vec::new();
+    for id in &expected.evidence {
+        let kind = tables.kind_of(id);
+        checks.push(Check::new(
             format!("required-evidence:{id}"),
             kind == Some("evidence"),
             json!(NOTE_WHOLE_EVIDENCE),
             json!(kind),
         ));
     }
-    let budget = p.get("budget");
+    let budget = package.get("budget");
     let budget_field = |key: &str| budget.and_then(|b| b.get(key));
     let used_nodes = budget_field("used_nodes");
-    ex.push(Check::maybe(
+    checks.push(Check::maybe(
         "selected-count",
-        used_nodes.and_then(Value::as_u64) == Some(t.rows.len() as u64),
-        Some(json!(t.rows.len())),
+        used_nodes.and_then(Value::as_u64) == Some(tables.rows.len() as u64),
+        Some(json!(tables.rows.len())),
         used_nodes.cloned(),
     ));
     let used_relationships = budget_field("used_relationships");
-    ex.push(Check::maybe(
+    checks.push(Check::maybe(
         "relationship-count",
-        used_relationships.and_then(Value::as_u64) == Some(t.relations.len() as u64),
-        Some(json!(t.relations.len())),
+        used_relationships.and_then(Value::as_u64) == Some(tables.relations.len() as u64),
+        Some(json!(tables.relations.len())),
         used_relationships.cloned(),
     ));
-    // One canonical pass gives both the actual byte count (E) and the recomputed identity (F).
-    let identity = package_identity(p).ok();
     let actual_bytes = identity.as_ref().map(|i| i.used_bytes);
     let used_bytes = budget_field("used_bytes");
-    ex.push(Check::maybe(
+    checks.push(Check::maybe(
         "exact-package-byte-count",
         actual_bytes.is_some() && used_bytes.and_then(Value::as_u64) == actual_bytes,
         actual_bytes.map(|n| json!(n)),
@@ -824,29 +908,40 @@ pub fn assess(
         let u = budget_field(used);
         let m = budget_field(max);
         let ok = matches!((u.and_then(Value::as_f64), m.and_then(Value::as_f64)), (Some(u), Some(m)) if u <= m);
-        ex.push(Check::maybe(
+        checks.push(Check::maybe(
             format!("bounded:{used}"),
             ok,
             Some(json!({ "maximum": m.cloned().unwrap_or(Value::Null) })),
             u.cloned(),
         ));
     }
-    if let Some(want) = e.budget_truncated {
+    if let Some(want) = expected.budget_truncated {
         let truncated = budget_field("truncated");
-        ex.push(Check::maybe(
+        checks.push(Check::maybe(
             "budget-truncation",
             truncated.and_then(Value::as_bool) == Some(want),
             Some(json!(want)),
             truncated.cloned(),
         ));
     }
+    checks
+}
 
-    // ---- F: provenance ---------------------------------------------------------------------
-    let f = &mut stages[StageId::F.position()];
-    let binding = p.get("binding");
+/// Stage F, provenance: binding, package identity, complete provenance and passage digests.
+fn provenance_checks(x: &Inputs<'_>, binding_sha256: Option<&str>) -> Vec<Check> {
+    let Inputs {
+        package,
+        index,
+        tables,
+        identity,
+        ..
+    } = x;
+    let expected = &x.case.expected;
+    let mut checks = Vec::new();
+    let binding = package.get("binding");
     let bound_sha = binding.and_then(|b| str_of(b, "index_sha256"));
     let bound_url = binding.and_then(|b| b.get("index_url"));
-    f.push(Check::maybe(
+    checks.push(Check::maybe(
         "index-binding-present",
         is_hex64(bound_sha.unwrap_or("")) && bound_url.is_some_and(Value::is_string),
         Some(json!(NOTE_BINDING)),
@@ -856,22 +951,22 @@ pub fn assess(
         Some(s) => s,
         None => index.default_binding().index_sha256.as_str(),
     };
-    f.push(Check::maybe(
+    checks.push(Check::maybe(
         "index-binding-exact",
         bound_sha == Some(expected_sha),
         Some(json!(expected_sha)),
         binding.and_then(|b| b.get("index_sha256")).cloned(),
     ));
-    let recomputed = identity.map(|i| i.context_id);
-    let context_id = p.get("context_id");
-    f.push(Check::maybe(
+    let recomputed = identity.as_ref().map(|i| i.context_id.clone());
+    let context_id = package.get("context_id");
+    checks.push(Check::maybe(
         "context-identity-recomputed",
         recomputed.is_some() && context_id.and_then(Value::as_str) == recomputed.as_deref(),
         recomputed.as_ref().map(|c| json!(c)),
         context_id.cloned(),
     ));
-    for req in &e.sources {
-        let record = t.selected.get(&req.record_id);
+    for req in &expected.sources {
+        let record = tables.selected.get(&req.record_id);
         let matching: Vec<&Value> = record
             .map(|r| {
                 items(r.get("provenance"))
@@ -887,7 +982,7 @@ pub fn assess(
                 && str_of(row, "locator").is_some_and(|l| !l.is_empty())
                 && str_of(row, "captured_at").is_some_and(|c| !c.is_empty() && is_parseable_date(c))
         });
-        f.push(Check::new(
+        checks.push(Check::new(
             format!(
                 "complete-source-provenance:{}:{}",
                 req.record_id, req.locator
@@ -899,56 +994,68 @@ pub fn assess(
         let digest = record
             .and_then(|r| str_of(r, "text"))
             .map(|text| sha256_hex(text.as_bytes()));
-        f.push(Check::new(
+        checks.push(Check::new(
             format!("exact-source-passage:{}", req.record_id),
             digest.as_deref() == Some(req.literal_sha256.as_str()),
             json!(req.literal_sha256),
             json!(digest),
         ));
     }
+    checks
+}
 
-    // ---- G: boundaries ---------------------------------------------------------------------
-    let g = &mut stages[StageId::G.position()];
-    g.append(&mut boundary_g);
-    for id in &e.forbidden_records {
-        let present = t.selected.contains(id);
-        g.push(Check::new(
+/// Stage G, boundaries: exclusions, scope, limitations, access, boundaries and issues survive.
+fn boundary_checks(x: &Inputs<'_>, mut assertion_boundaries: Vec<Check>) -> Vec<Check> {
+    let Inputs {
+        package,
+        case,
+        index,
+        tables,
+        ..
+    } = x;
+    let expected = &case.expected;
+    let doc = index.document();
+    let mut checks = Vec::new();
+    checks.append(&mut assertion_boundaries);
+    for id in &expected.forbidden_records {
+        let present = tables.selected.contains(id);
+        checks.push(Check::new(
             format!("excluded:{id}"),
             !present,
             json!(NOTE_EXCLUDED),
             json!(present),
         ));
     }
-    let metadata_budget = items(p.get("missing_evidence"))
+    let metadata_budget = items(package.get("missing_evidence"))
         .iter()
         .any(|row| str_of(row, "code") == Some("metadata_budget"));
-    g.push(Check::maybe(
+    checks.push(Check::maybe(
         "declared-scope-retained",
-        str_of(p, "scope") == Some(doc.scope.as_str()) || metadata_budget,
+        str_of(package, "scope") == Some(doc.scope.as_str()) || metadata_budget,
         Some(json!(doc.scope)),
-        p.get("scope").cloned(),
+        package.get("scope").cloned(),
     ));
-    let package_limitations: HashSet<&str> = strings(items(p.get("limitations"))).collect();
-    g.push(Check::maybe(
+    let package_limitations: HashSet<&str> = strings(items(package.get("limitations"))).collect();
+    checks.push(Check::maybe(
         "declared-limitations-retained",
         doc.limitations
             .iter()
             .all(|l| package_limitations.contains(l.as_str()))
             || metadata_budget,
         Some(json!(doc.limitations)),
-        p.get("limitations").cloned(),
+        package.get("limitations").cloned(),
     ));
-    for (id, record) in t.selected.iter() {
+    for (id, record) in tables.selected.iter() {
         let access = record.get("access");
-        g.push(Check::maybe(
+        checks.push(Check::maybe(
             format!("public-access:{id}"),
             access.and_then(Value::as_str) == Some("public"),
             Some(json!("public")),
             access.cloned(),
         ));
     }
-    for boundary in &e.boundaries {
-        let record = t.selected.get(&boundary.record_id);
+    for boundary in &expected.boundaries {
+        let record = tables.selected.get(&boundary.record_id);
         for (field, want) in &boundary.fields {
             let actual = record.and_then(|r| match field {
                 crate::case::BoundaryField::AuthorityClass => {
@@ -957,7 +1064,7 @@ pub fn assess(
                 other => r.get(other.name()),
             });
             let want = json!(want);
-            g.push(Check::new(
+            checks.push(Check::new(
                 format!("boundary:{}:{}", boundary.record_id, field.name()),
                 canon_eq(actual, Some(&want)),
                 want,
@@ -965,9 +1072,9 @@ pub fn assess(
             ));
         }
     }
-    for issue in &e.issues {
-        let hits = issue_hits(p, issue);
-        g.push(Check::new(
+    for issue in &expected.issues {
+        let hits = issue_hits(package, issue);
+        checks.push(Check::new(
             format!(
                 "issue:{}:{}:{}",
                 issue.area.as_str(),
@@ -979,33 +1086,44 @@ pub fn assess(
             json!(hits),
         ));
     }
+    checks
+}
 
-    // ---- H: answerability ------------------------------------------------------------------
-    let h = &mut stages[StageId::H.position()];
-    let status = p.get("evidence_status");
-    h.push(Check::maybe(
+/// Stage H, answerability: outcome, requirement declarations, missing items, sufficiency.
+fn answerability_checks(x: &Inputs<'_>) -> Vec<Check> {
+    let Inputs {
+        package,
+        index,
+        tables,
+        ..
+    } = x;
+    let expected = &x.case.expected;
+    let doc = index.document();
+    let mut checks = Vec::new();
+    let status = package.get("evidence_status");
+    checks.push(Check::maybe(
         "evidence-status",
-        status.and_then(Value::as_str) == Some(e.evidence_status.as_str()),
-        Some(json!(e.evidence_status.as_str())),
+        status.and_then(Value::as_str) == Some(expected.evidence_status.as_str()),
+        Some(json!(expected.evidence_status.as_str())),
         status.cloned(),
     ));
-    let ai_answer = p.get("ai_answer");
-    h.push(Check::maybe(
+    let ai_answer = package.get("ai_answer");
+    checks.push(Check::maybe(
         "no-model-answer",
         ai_answer.is_some_and(Value::is_null),
         Some(Value::Null),
         ai_answer.cloned(),
     ));
-    for id in &e.requirements {
-        let row = t.requirements.get(id);
-        h.push(Check::new(
+    for id in &expected.requirements {
+        let row = tables.requirements.get(id);
+        checks.push(Check::new(
             format!("requirement:{id}"),
             row.is_some(),
             json!(NOTE_ASSESSED),
             row.cloned().unwrap_or(Value::Null),
         ));
     }
-    for (id, row) in t.requirements.iter() {
+    for (id, row) in tables.requirements.iter() {
         let declaration = match row {
             Value::Object(m) => {
                 let mut m = m.clone();
@@ -1021,7 +1139,7 @@ pub fn assess(
             .rev()
             .find(|r| r.id == id)
             .and_then(|r| serde_json::to_value(r).ok());
-        h.push(Check::new(
+        checks.push(Check::new(
             format!("requirement-declaration:{id}"),
             indexed
                 .as_ref()
@@ -1030,15 +1148,15 @@ pub fn assess(
             declaration,
         ));
     }
-    for req in &e.requirement_missing {
-        let row = t.requirements.get(&req.id);
+    for req in &expected.requirement_missing {
+        let row = tables.requirements.get(&req.id);
         let ok = row.is_some_and(|r| {
             str_of(r, "status") == Some("insufficient") && {
                 let missing: HashSet<&str> = strings(items(r.get("missing"))).collect();
                 req.missing.iter().all(|m| missing.contains(m.as_str()))
             }
         });
-        h.push(Check::new(
+        checks.push(Check::new(
             format!("missing-requirement:{}", req.id),
             ok,
             serde_json::to_value(req).unwrap_or(Value::Null),
@@ -1046,82 +1164,69 @@ pub fn assess(
         ));
     }
     if status.and_then(Value::as_str) == Some("sufficient") {
-        sufficiency_checks(p, &t, h);
+        sufficiency_checks(package, tables, &mut checks);
     }
-
-    let stages: Vec<Stage> = StageId::ALL
-        .into_iter()
-        .zip(stages)
-        .map(|(id, checks)| Stage {
-            id,
-            label: id.label(),
-            status: Status::from_bool(checks.iter().all(|c| c.status.passed())),
-            checks,
-        })
-        .collect();
-    Assessment {
-        case_id: case.id.clone(),
-        status: Status::from_bool(stages.iter().all(|s| s.status.passed())),
-        stages,
-    }
+    checks
 }
 
 /// The five preconditions of a `sufficient` package (spec §2.8 step 6).
-fn sufficiency_checks(p: &Value, t: &Tables<'_>, h: &mut Vec<Check>) {
+fn sufficiency_checks(package: &Value, tables: &Tables<'_>, checks: &mut Vec<Check>) {
     let mut covered: Vec<&str> = Vec::new();
     let mut seen: HashSet<&str> = HashSet::new();
-    for (_, row) in t.requirements.iter() {
+    for (_, row) in tables.requirements.iter() {
         for id in strings(items(row.get("when_all"))).chain(strings(items(row.get("covers")))) {
             if seen.insert(id) {
                 covered.push(id);
             }
         }
     }
-    h.push(Check::new(
+    checks.push(Check::new(
         "sufficiency-covers-all-resolved-concepts",
-        t.resolutions.iter().all(|id| seen.contains(id)),
-        t.resolution_ids(),
+        tables.resolutions.iter().all(|id| seen.contains(id)),
+        tables.resolution_ids(),
         json!(covered),
     ));
-    h.push(Check::new(
+    checks.push(Check::new(
         "sufficiency-has-declared-requirement",
-        t.requirements.len() > 0,
+        tables.requirements.len() > 0,
         json!(NOTE_HAS_REQUIREMENT),
-        json!(t.requirements.len()),
+        json!(tables.requirements.len()),
     ));
-    let rows: Vec<Value> = t.requirements.iter().map(|(_, r)| r.clone()).collect();
-    let retained = t.requirements.iter().all(|(_, r)| {
+    let rows: Vec<Value> = tables.requirements.iter().map(|(_, r)| r.clone()).collect();
+    let retained = tables.requirements.iter().all(|(_, r)| {
         str_of(r, "status") == Some("supported-within-declared-scope")
             && r.get("missing")
                 .and_then(Value::as_array)
                 .is_some_and(Vec::is_empty)
-            && strings(items(r.get("required"))).all(|id| t.selected.contains(id))
+            && strings(items(r.get("required"))).all(|id| tables.selected.contains(id))
             && items(r.get("required")).iter().all(Value::is_string)
     });
-    h.push(Check::new(
+    checks.push(Check::new(
         "sufficiency-retains-required-evidence",
         retained,
         json!(NOTE_REQUIRED_RETAINED),
         Value::Array(rows),
     ));
-    let required_paths: Vec<&Value> = t
+    let required_paths: Vec<&Value> = tables
         .requirements
         .iter()
         .flat_map(|(_, r)| items(r.get("required_paths")))
         .collect();
-    h.push(Check::new(
+    checks.push(Check::new(
         "sufficiency-retains-required-paths",
-        required_paths.iter().all(|path| t.included_chain(path)),
+        required_paths
+            .iter()
+            .all(|path| tables.included_chain(path)),
         json!(NOTE_PATHS_RETAINED),
         json!(required_paths),
     ));
-    let budget = p.get("budget");
+    let budget = package.get("budget");
     let truncated = budget.and_then(|b| b.get("truncated"));
     let empty = |v: Option<&Value>| v.and_then(Value::as_array).is_some_and(Vec::is_empty);
-    let missing = p.get("missing_evidence");
-    let conflicts = p.get("conflicts");
-    let ambiguities = p.get("ambiguities");
-    h.push(Check::new(
+    let missing = package.get("missing_evidence");
+    let conflicts = package.get("conflicts");
+    let ambiguities = package.get("ambiguities");
+    checks.push(Check::new(
         "sufficiency-without-omissions-or-conflicts",
         truncated.and_then(Value::as_bool) == Some(false)
             && empty(missing)
