@@ -3,7 +3,7 @@
 
 use crate::{Context, DeliveryError, canonical, check_delivery_bytes, fixed_point, json_len};
 use okf_engine::canonical::{cmp_utf16, sha256_hex};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// Schema identifier of a catalogue page.
 pub const CATALOGUE_SCHEMA: &str = "okf-context-manifest.v1";
@@ -140,4 +140,35 @@ pub fn catalogue_value(
 /// One catalogue page as canonical JSON (see [`catalogue_value`]).
 pub fn catalogue(context: &Context, offset: u64, max_bytes: u64) -> Result<String, DeliveryError> {
     canonical(&catalogue_value(context, offset, max_bytes)?)
+}
+
+/// Bytes reserved beyond the extras' own size when the page is sized: room for the page's
+/// separator and for `response_bytes` growing once the real size is filled in.
+const EXTRAS_MARGIN: u64 = 32;
+
+/// One catalogue page with further top-level fields (an adapter's replay fields), the whole
+/// result within `limit` bytes: room for the extras is reserved before the page is built,
+/// and `response_bytes` (which the extras must hold) is set to the result's own size.
+/// Returns the value and its canonical JSON.
+pub fn catalogue_with_extras(
+    context: &Context,
+    offset: u64,
+    limit: u64,
+    extras: Map<String, Value>,
+) -> Result<(Value, String), DeliveryError> {
+    let reserve = json_len(&Value::Object(extras.clone()))? as u64 + EXTRAS_MARGIN;
+    let mut value = catalogue_value(context, offset, limit.saturating_sub(reserve))?;
+    if let Value::Object(map) = &mut value {
+        map.extend(extras);
+    }
+    let size = fixed_point(|n| {
+        value["response_bytes"] = json!(n);
+        Ok(json_len(&value)? as u64)
+    })?;
+    value["response_bytes"] = json!(size);
+    if size > limit {
+        return Err(DeliveryError::NoProgress(limit));
+    }
+    let json = canonical(&value)?;
+    Ok((value, json))
 }

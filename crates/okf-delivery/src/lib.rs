@@ -23,7 +23,9 @@ mod retain;
 pub mod search;
 mod utf16;
 
-pub use catalogue::{CATALOGUE_INSTRUCTIONS, CATALOGUE_SCHEMA, catalogue, catalogue_value};
+pub use catalogue::{
+    CATALOGUE_INSTRUCTIONS, CATALOGUE_SCHEMA, catalogue, catalogue_value, catalogue_with_extras,
+};
 pub use context::Context;
 pub use error::DeliveryError;
 pub use read::{READ_SCHEMA, ReadRequest, Section, read, read_with_extras};

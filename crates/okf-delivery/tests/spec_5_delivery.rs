@@ -448,3 +448,35 @@ fn s4_5_the_package_sha256_is_the_digest_of_the_stored_text_however_the_context_
     );
     assert_eq!(r["content_sha256"], digest.as_str(), "{r}");
 }
+
+#[test]
+fn a_catalogue_page_with_extras_fits_its_limit_and_states_its_own_size() {
+    let mut extras = serde_json::Map::new();
+    extras.insert(
+        "replay".into(),
+        serde_json::json!({"bundle": "b", "question": "q".repeat(900)}),
+    );
+    extras.insert("response_bytes".into(), serde_json::json!(0));
+    let records: Vec<Value> = (0..200)
+        .map(|n| {
+            item(
+                &format!("urn:r:{n}"),
+                &format!("Record {n}"),
+                &"text ".repeat(50),
+            )
+        })
+        .collect();
+    let ctx = context(records);
+    for limit in [16_384_u64, 20_000, 65_536] {
+        let (value, json) =
+            okf_delivery::catalogue_with_extras(&ctx, 0, limit, extras.clone()).unwrap();
+        assert_eq!(
+            value["response_bytes"],
+            serde_json::json!(json.len()),
+            "{limit}"
+        );
+        assert!(json.len() as u64 <= limit, "{limit}: {}", json.len());
+        assert_eq!(value["replay"], extras["replay"]);
+        assert!(!value["records"].as_array().unwrap().is_empty());
+    }
+}

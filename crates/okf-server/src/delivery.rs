@@ -6,7 +6,7 @@
 use crate::service::{AskRequest, RequestError, Service, ServiceError};
 pub use okf_api::limits::{MAX_OFFSET, MIN_CATALOGUE_DELIVERY_BYTES};
 pub use okf_api::request::{CatalogueArgs, ReadArgs};
-use okf_delivery::{Context, DeliveryError, ReadRequest, Section, json_len};
+use okf_delivery::{Context, DeliveryError, ReadRequest, Section};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
@@ -203,7 +203,7 @@ fn check_offset(offset: u64) -> Result<(), DeliveryFailure> {
 
 /// One catalogue page of the replayed context, with `replay`, `replay_identity`,
 /// `review_url`, `response_bytes` and `response_limit`; the whole result fits
-/// `delivery_bytes` (the replay fields plus 32 bytes are reserved before the page is built).
+/// `delivery_bytes` ([`okf_delivery::catalogue_with_extras`] sizes it).
 pub fn catalogue(
     service: &Service,
     args: CatalogueArgs,
@@ -240,21 +240,7 @@ pub fn catalogue(
     extras.insert("review_url".into(), json!(review_url));
     extras.insert("response_limit".into(), json!(limit));
     extras.insert("response_bytes".into(), json!(limit));
-    let reserve = json_len(&Value::Object(extras.clone()))? as u64 + 32;
-    let page_limit = limit.saturating_sub(reserve);
-    let mut value = okf_delivery::catalogue_value(&context, args.offset, page_limit)?;
-    if let Value::Object(map) = &mut value {
-        map.extend(extras);
-    }
-    let size = okf_delivery::fixed_point(|n| {
-        value["response_bytes"] = json!(n);
-        Ok(json_len(&value)? as u64)
-    })?;
-    value["response_bytes"] = json!(size);
-    if size > limit {
-        return Err(DeliveryError::NoProgress(limit).into());
-    }
-    let json = okf_delivery::canonical(&value)?;
+    let (value, json) = okf_delivery::catalogue_with_extras(&context, args.offset, limit, extras)?;
     Ok(Delivered {
         value,
         json,
