@@ -27,6 +27,14 @@ pub enum WorkbenchError {
         /// The rule, in words.
         rule: String,
     },
+    /// A question of a workbench being built could not be assembled or retained.
+    #[error("question {id}: {reason}")]
+    Question {
+        /// The question's id in the questions file.
+        id: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl WorkbenchError {

@@ -10,6 +10,7 @@
 //! Calls are split into [`Session::begin`] (budget gate and byte reservation) and
 //! [`Session::finish`] (the tool body), which is how concurrent calls reserve before any runs.
 
+pub mod build;
 mod envelope;
 mod error;
 mod graph;

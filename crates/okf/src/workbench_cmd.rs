@@ -3,13 +3,12 @@
 
 use crate::{CliError, Source, read};
 use clap::{Args, Subcommand};
-use okf_engine::assemble;
+use okf_workbench::build::{Built, QuestionsFile};
 use okf_workbench::manifest::{self, MAX_MANIFEST_BYTES};
 use okf_workbench::ports::{
     Clock, IdSource, Loader, MemoryPage, PageState, PresentationPort, SeededIds, Selection,
 };
-use okf_workbench::{Session, package};
-use serde::Deserialize;
+use okf_workbench::{Session, WorkbenchError, package};
 use serde_json::{Value, json};
 use std::cell::Cell;
 use std::io::{BufRead, Write};
@@ -52,25 +51,6 @@ pub(crate) struct RunArgs {
     link_manifest: Option<String>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct QuestionsFile {
-    questions: Vec<Question>,
-    title: Option<String>,
-    publication: Option<Value>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Question {
-    id: String,
-    label: String,
-    question: String,
-    ambiguities: Option<Vec<String>>,
-    required_evidence: Option<Vec<String>>,
-    scope_gaps: Option<Vec<String>>,
-}
-
 pub(crate) fn run(command: WorkbenchCommand) -> Result<(), CliError> {
     match command {
         WorkbenchCommand::Build(args) => build(&args),
@@ -92,49 +72,18 @@ fn build(args: &BuildArgs) -> Result<(), CliError> {
     let index = args.source.load()?;
     let budget = args.source.budget()?;
     let binding = args.source.binding();
-    let mut files: Vec<(String, String)> = Vec::new();
-    let mut entries = Vec::new();
-    for q in &spec.questions {
-        let assembled = assemble(&index, &q.question, &budget, binding.as_ref())?;
-        let context = okf_delivery::Context::from_canonical(assembled.json)
-            .map_err(|e| failed(format!("question {}: {e}", q.id)))?;
-        let parts = okf_delivery::retain(&context)
-            .map_err(|e| failed(format!("question {}: {e}", q.id)))?;
-        // Ids become file names only after the manifest (and so every id) is admitted below.
-        let url = format!("packages/{}.json", q.id);
-        let part_refs: Vec<Value> = parts
-            .iter()
-            .enumerate()
-            .map(|(i, p)| json!({"url": format!("parts/{}-{i:03}.json", q.id), "sha256": p.sha256, "bytes": p.bytes}))
-            .collect();
-        let mut entry = json!({"id": q.id, "label": q.label, "question": q.question});
-        for (key, list) in [
-            ("ambiguities", &q.ambiguities),
-            ("required_evidence", &q.required_evidence),
-            ("scope_gaps", &q.scope_gaps),
-        ] {
-            if let Some(list) = list {
-                entry[key] = json!(list);
+    let Built {
+        manifest_text,
+        files,
+        admitted,
+    } = okf_workbench::build::build(spec, &index, &budget, binding.as_ref()).map_err(
+        |e| match e {
+            WorkbenchError::Manifest { .. } => {
+                failed(format!("the manifest would be refused: {e}"))
             }
-        }
-        entry["package"] = json!({"url": url, "sha256": context.package_sha256(), "bytes": context.text().len(), "parts": part_refs});
-        entries.push(entry);
-        for (i, p) in parts.into_iter().enumerate() {
-            files.push((format!("parts/{}-{i:03}.json", q.id), p.json));
-        }
-        files.push((url, context.text().to_owned()));
-    }
-    let doc = json!({
-        "schema": manifest::MANIFEST_SCHEMA,
-        "title": spec.title.unwrap_or_else(|| "Evidence workbench".into()),
-        "publication": spec.publication.unwrap_or_else(|| json!({"label": okf_workbench::short(&format!("Evidence packages assembled by Ask OKF from {}", index.document().bundle.id), 300)})),
-        "questions": entries,
-    });
-    let mut manifest_text =
-        serde_json::to_string_pretty(&doc).map_err(|e| failed(e.to_string()))?;
-    manifest_text.push('\n');
-    let admitted = manifest::admit(manifest_text.as_bytes())
-        .map_err(|e| failed(format!("the manifest would be refused: {e}")))?;
+            other => failed(other.to_string()),
+        },
+    )?;
     // Write beside the target, re-admit and verify from disk, then move into place: a failed
     // build leaves no partial workbench behind.
     if args.out.exists()
