@@ -99,10 +99,7 @@ pub(crate) fn run(args: &BuildArgs) -> Result<(), CliError> {
         return Ok(());
     }
     // Write beside the target and rename, so a failure never leaves a partial index.
-    let tmp = args.out.with_extension("json.tmp");
-    std::fs::write(&tmp, built.json.as_bytes())
-        .and_then(|()| std::fs::rename(&tmp, &args.out))
-        .map_err(CliError::Write)?;
+    crate::staged::write_file(&args.out, built.json.as_bytes())?;
     println!(
         "{}: {} records, {} assertions, {} requirements",
         args.out.display(),

@@ -59,28 +59,13 @@ fn write(built: &BuiltCorpus, out: &Path) -> Result<(), CliError> {
             out.display()
         )));
     }
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "corpus".into());
-    let tmp = out.with_file_name(format!(".{name}.partial-{}", std::process::id()));
-    let result = (|| {
-        for (path, bytes) in &built.files {
-            let target = tmp.join(path);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent).map_err(io_error(parent))?;
-            }
-            std::fs::write(&target, bytes).map_err(io_error(&target))?;
-        }
-        let manifest = tmp.join("manifest.json");
-        std::fs::write(&manifest, &built.manifest_bytes).map_err(io_error(&manifest))?;
-        std::fs::rename(&tmp, out).map_err(io_error(out))
-    })();
-    if result.is_err() {
-        // Best effort: the temporary directory is ours and never the output.
-        let _ = std::fs::remove_dir_all(&tmp);
-    }
-    result
+    let mut files: Vec<(&str, &[u8])> = built
+        .files
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    files.push(("manifest.json", &built.manifest_bytes));
+    crate::staged::write_dir(out, &files, |_| Ok(()))
 }
 
 /// Opens `DIR/manifest.json` (or any manifest path) with its directory as the source root.

@@ -108,13 +108,6 @@ pub(crate) fn read_section(args: &ReadArgs) -> Result<(), CliError> {
     print(&okf_delivery::read(&context, &request).map_err(delivery)?)
 }
 
-fn write_error(path: &Path, source: std::io::Error) -> CliError {
-    CliError::Write(std::io::Error::new(
-        source.kind(),
-        format!("{}: {source}", path.display()),
-    ))
-}
-
 /// Writes the parts into a fresh staging folder beside `out` and moves it into place, so a
 /// failure never leaves a partial set under `out`.
 pub(crate) fn write_parts(
@@ -132,49 +125,27 @@ pub(crate) fn write_parts(
             "--name {name:?} must be letters, digits, '-', '_' or '.', not starting with '.'"
         )));
     }
-    if out.exists() {
-        let empty = std::fs::read_dir(out)
-            .map_err(|e| write_error(out, e))?
-            .next()
-            .is_none();
-        if !empty {
-            return Err(failed(format!(
-                "{} already exists and is not empty; choose a new directory",
-                out.display()
-            )));
-        }
-    }
-    let parent = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let staging = parent.join(format!(".okf-retain-{}", std::process::id()));
-    let result = (|| {
-        std::fs::create_dir_all(&staging).map_err(|e| write_error(&staging, e))?;
-        let mut list = Vec::with_capacity(parts.len());
-        for (i, part) in parts.iter().enumerate() {
-            let file = format!("{name}-{i:03}.json");
-            let path = staging.join(&file);
-            std::fs::write(&path, &part.json).map_err(|e| write_error(&path, e))?;
-            list.push(PartRef {
-                url: file,
-                sha256: part.sha256.clone(),
-                bytes: part.bytes,
-            });
-        }
-        let listing = serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
-        let path = staging.join(PARTS_LIST);
-        std::fs::write(&path, listing).map_err(|e| write_error(&path, e))?;
-        if out.exists() {
-            std::fs::remove_dir(out).map_err(|e| write_error(out, e))?;
-        }
-        std::fs::rename(&staging, out).map_err(|e| write_error(out, e))?;
-        Ok(list)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_dir_all(&staging);
-    }
-    result
+    let names: Vec<String> = (0..parts.len())
+        .map(|i| format!("{name}-{i:03}.json"))
+        .collect();
+    let list: Vec<PartRef> = parts
+        .iter()
+        .zip(&names)
+        .map(|(part, file)| PartRef {
+            url: file.clone(),
+            sha256: part.sha256.clone(),
+            bytes: part.bytes,
+        })
+        .collect();
+    let listing = serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
+    let mut files: Vec<(&str, &[u8])> = names
+        .iter()
+        .zip(parts)
+        .map(|(file, part)| (file.as_str(), part.json.as_bytes()))
+        .collect();
+    files.push((PARTS_LIST, listing.as_bytes()));
+    crate::staged::write_dir(out, &files, |_| Ok(()))?;
+    Ok(list)
 }
 
 pub(crate) fn retain(args: &RetainArgs) -> Result<(), CliError> {

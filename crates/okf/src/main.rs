@@ -12,6 +12,7 @@ mod explain_cmd;
 mod lint_cmd;
 mod log_lines;
 mod serve_cmd;
+mod staged;
 mod workbench_cmd;
 
 use clap::{Args, Parser, Subcommand};

@@ -62,10 +62,6 @@ fn failed(message: impl Into<String>) -> CliError {
     CliError::Workbench(message.into())
 }
 
-fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    std::fs::write(path, bytes).map_err(|e| failed(format!("cannot write {}: {e}", path.display())))
-}
-
 fn build(args: &BuildArgs) -> Result<(), CliError> {
     let spec: QuestionsFile = serde_json::from_slice(&read(&args.questions)?)
         .map_err(|e| failed(format!("questions file {}: {e}", args.questions.display())))?;
@@ -86,49 +82,21 @@ fn build(args: &BuildArgs) -> Result<(), CliError> {
     )?;
     // Write beside the target, re-admit and verify from disk, then move into place: a failed
     // build leaves no partial workbench behind.
-    if args.out.exists()
-        && std::fs::read_dir(&args.out)
-            .map(|mut d| d.next().is_some())
-            .unwrap_or(true)
-    {
-        return Err(failed(format!(
-            "--out {} exists and is not empty",
-            args.out.display()
-        )));
-    }
-    let staging = staging_dir(&args.out);
-    let _ = std::fs::remove_dir_all(&staging);
-    for sub in ["packages", "parts"] {
-        std::fs::create_dir_all(staging.join(sub))
-            .map_err(|e| failed(format!("cannot create {}: {e}", staging.display())))?;
-    }
-    let result = (|| {
-        for (path, text) in &files {
-            write(&staging.join(path), text.as_bytes())?;
-        }
-        write(&staging.join("manifest.json"), manifest_text.as_bytes())?;
+    let mut listed: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_bytes()))
+        .collect();
+    listed.push(("manifest.json", manifest_text.as_bytes()));
+    crate::staged::write_dir(&args.out, &listed, |staging| {
         let reread = manifest::admit(&read(&staging.join("manifest.json"))?)
             .map_err(|e| failed(format!("re-admission failed: {e}")))?;
-        let loader = FileLoader::new(staging.clone());
+        let loader = FileLoader::new(staging.to_path_buf());
         for case in &reread.cases {
             package::load_package(case, &loader)
                 .map_err(|e| failed(format!("re-admission of {} failed: {e}", case.id)))?;
         }
-        if args.out.exists() {
-            std::fs::remove_dir(&args.out)
-                .map_err(|e| failed(format!("cannot replace {}: {e}", args.out.display())))?;
-        }
-        std::fs::rename(&staging, &args.out).map_err(|e| {
-            failed(format!(
-                "cannot move the workbench into {}: {e}",
-                args.out.display()
-            ))
-        })
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_dir_all(&staging);
-    }
-    result?;
+        Ok(())
+    })?;
     let bytes: usize = files
         .iter()
         .filter(|(p, _)| p.starts_with("packages/"))
@@ -141,14 +109,6 @@ fn build(args: &BuildArgs) -> Result<(), CliError> {
         admitted.snapshot_id
     );
     Ok(())
-}
-
-fn staging_dir(out: &Path) -> PathBuf {
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "workbench".into());
-    out.with_file_name(format!(".{name}.partial-{}", std::process::id()))
 }
 
 /// Reads manifest-relative files from a directory (paths already passed the path rule).
