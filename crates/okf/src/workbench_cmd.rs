@@ -3,6 +3,7 @@
 
 use crate::{CliError, Source, read};
 use clap::{Args, Subcommand};
+use okf_corpus::source::{CorpusSource, DirSource, SourceError};
 use okf_workbench::build::{Built, QuestionsFile};
 use okf_workbench::manifest::{self, MAX_MANIFEST_BYTES};
 use okf_workbench::ports::{
@@ -90,7 +91,7 @@ fn build(args: &BuildArgs) -> Result<(), CliError> {
     crate::staged::write_dir(&args.out, &listed, |staging| {
         let reread = manifest::admit(&read(&staging.join("manifest.json"))?)
             .map_err(|e| failed(format!("re-admission failed: {e}")))?;
-        let loader = FileLoader::new(staging.to_path_buf());
+        let loader = FileLoader::new(staging)?;
         for case in &reread.cases {
             package::load_package(case, &loader)
                 .map_err(|e| failed(format!("re-admission of {} failed: {e}", case.id)))?;
@@ -111,32 +112,36 @@ fn build(args: &BuildArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Reads manifest-relative files from a directory (paths already passed the path rule).
+/// Reads manifest-relative files from a directory (paths already passed the path rule)
+/// through the corpus reader's confined source: the real path must stay inside the directory
+/// and be a regular file, as `okf serve` reads workbench files.
 struct FileLoader {
-    dir: PathBuf,
+    source: DirSource,
     loads: Cell<u64>,
 }
 
 impl FileLoader {
-    fn new(dir: PathBuf) -> Self {
-        FileLoader {
-            dir,
+    fn new(dir: &Path) -> Result<Self, CliError> {
+        let source = DirSource::new(dir)
+            .map_err(|e| failed(format!("cannot open {}: {e}", dir.display())))?;
+        Ok(FileLoader {
+            source,
             loads: Cell::new(0),
-        }
+        })
     }
 }
 
 impl Loader for FileLoader {
     fn load(&self, path: &str, cap: usize) -> Result<Vec<u8>, String> {
         self.loads.set(self.loads.get() + 1);
-        let file = self.dir.join(manifest::decode_path(path)?);
-        let len = std::fs::metadata(&file)
-            .map_err(|e| format!("{path} is missing or unreadable ({e})"))?
-            .len();
-        if len > cap as u64 {
-            return Err(format!("{path} is {len} bytes, over its {cap}-byte limit"));
-        }
-        std::fs::read(&file).map_err(|e| format!("{path} is unreadable ({e})"))
+        let relative = manifest::decode_path(path)?;
+        self.source
+            .read(&relative, cap as u64)
+            .map_err(|e| match e {
+                SourceError::NotFound => format!("{path} is missing"),
+                SourceError::TooLarge => format!("{path} is over its {cap}-byte limit"),
+                SourceError::Other(reason) => format!("{path} is unreadable ({reason})"),
+            })
     }
 }
 
@@ -265,10 +270,10 @@ fn drive(args: &RunArgs) -> Result<(), CliError> {
     let dir = args
         .manifest
         .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let host = DriverHost {
-        files: FileLoader::new(dir),
+        files: FileLoader::new(dir)?,
         now: 0,
         ids: SeededIds::new(args.seed.clone().unwrap_or_else(random_seed)),
         page: MemoryPage {

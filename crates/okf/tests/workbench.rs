@@ -875,3 +875,28 @@ fn s1_1_the_page_module_replies_with_the_same_envelopes_as_okf_workbench_run() {
     let other = module_journey(manifest, "another-seed", &lines);
     assert_ne!(other[2], page[2]);
 }
+
+#[test]
+fn a_part_symlinked_out_of_the_workbench_directory_is_not_read_even_with_the_right_bytes() {
+    let manifest = copy_of_built("symlinked");
+    let m = manifest_json(&manifest);
+    let case = &m["questions"][0];
+    let part = case["package"]["parts"][0]["url"].as_str().unwrap();
+    let part_path = manifest.parent().unwrap().join(part);
+    // The same bytes, outside the directory: digests match, so only the confinement refuses.
+    let outside = temp_dir("symlinked-outside").join("part.json");
+    std::fs::copy(&part_path, &outside).unwrap();
+    std::fs::remove_file(&part_path).unwrap();
+    std::os::unix::fs::symlink(&outside, &part_path).unwrap();
+    let view = call(
+        "okf_get_view_data",
+        json!({"view": "rates", "case_id": case["id"]}),
+    );
+    let r = run(&manifest, &[view]);
+    let refused = &r.envelopes[0];
+    assert!(refused.get("error").is_some(), "{refused}");
+    assert!(
+        refused["error"]["message"].as_str().unwrap().contains(part),
+        "{refused}"
+    );
+}
