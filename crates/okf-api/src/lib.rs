@@ -10,4 +10,6 @@
 pub mod format;
 pub mod limits;
 pub mod request;
+pub mod schemas;
 pub mod strict_json;
+pub mod tools;

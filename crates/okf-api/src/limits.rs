@@ -12,3 +12,7 @@ pub const MAX_LOGICAL_ID_BYTES: usize = 64;
 pub const MIN_CATALOGUE_DELIVERY_BYTES: u64 = 16_384;
 /// Largest `offset` a client may send (records for a catalogue, UTF-16 units for a read).
 pub const MAX_OFFSET: u64 = 2_000_000;
+
+/// Longest `search` query: a question (at most [`okf_engine::MAX_QUESTION_UNITS`], checked by
+/// the ask decoder) after a `<bundle>: ` prefix of at most 66 characters.
+pub const MAX_SEARCH_QUERY_CHARS: usize = okf_engine::MAX_QUESTION_UNITS + 66;

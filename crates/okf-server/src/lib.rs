@@ -15,7 +15,7 @@ pub mod metrics;
 pub mod ops;
 mod page;
 pub mod registry;
-pub mod schemas;
+pub use okf_api::schemas;
 mod search;
 pub mod service;
 pub mod workbench;

@@ -17,10 +17,6 @@ use okf_delivery::DeliveryError;
 use okf_delivery::search::ItemId;
 use serde_json::{Value, json};
 
-/// Longest query: a question (at most [`okf_engine::MAX_QUESTION_UNITS`], checked by the ask
-/// decoder) after a `<bundle>: ` prefix of at most 66 characters.
-pub(crate) const MAX_QUERY_CHARS: usize = okf_engine::MAX_QUESTION_UNITS + 66;
-
 /// The bundle a query names and the question it asks.
 fn split_query<'q>(
     registry: &Registry,

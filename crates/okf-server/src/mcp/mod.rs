@@ -3,15 +3,13 @@
 //!
 //! Tools are declared by hand (not with rmcp's macros) so that the input schemas are the
 //! published closed schemas and `ask_okf` can return the engine's exact package bytes as its
-//! text block.
-
+//! text block. What each tool says and takes is the contract's table (`okf_api::tools`).
 //!
-//! One room per job: `tools` the table and the calls, `tool_schemas` their schemas,
-//! `jsonrpc` the message checks, `splice` the package written into the HTTP response.
+//! One room per job: `tools` how each tool runs, `jsonrpc` the message checks, `splice` the
+//! package written into the HTTP response.
 
 mod jsonrpc;
 pub(crate) mod splice;
-mod tool_schemas;
 mod tools;
 
 pub(crate) use jsonrpc::check_message;
