@@ -1,18 +1,18 @@
 // Application-side validation of every request the page (or a page tool) makes, run before
-// any network request. The rules are the server's (schemas/ask-request.schema.json), so a
-// rejected argument never reaches the server.
+// any network request. Every limit and pattern comes from the wire contract (contract.js,
+// generated from the okf-api crate), so a rejected argument never reaches the server and the
+// page restates no rule.
 
-export const BUNDLE_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/u;
-export const CONTEXT_ID = /^urn:sha256:[0-9a-f]{64}$/;
+import { CONTRACT } from './contract.js';
+
+const { limits, patterns } = CONTRACT;
+export const BUNDLE_ID = new RegExp(patterns.logical_id, 'u');
+export const CONTEXT_ID = new RegExp(patterns.context_id, 'u');
 /** Longest record id, in characters (code points, as JSON Schema's maxLength counts). */
-export const MAX_RECORD_ID_CHARS = 2000;
-export const MAX_QUESTION = 4000;
-export const BUDGET_LIMITS = Object.freeze({
-  max_nodes: [1, 200],
-  max_relationships: [1, 1000],
-  max_depth: [0, 8],
-  max_bytes: [8192, 524288],
-});
+export const MAX_RECORD_ID_CHARS = limits.max_record_id_chars;
+export const MAX_QUESTION = limits.max_question;
+/** Budget keys in the engine's order, each with its inclusive range. */
+export const BUDGET_LIMITS = Object.freeze(Object.fromEntries(limits.budget.map(([key, min, max]) => [key, [min, max]])));
 
 /** A rejected argument: `field` names it (e.g. `budget.max_bytes`). */
 export class ArgumentError extends Error {
@@ -42,7 +42,7 @@ function closedObject(value, field, allowed) {
 export function checkBundle(bundle) {
   if (typeof bundle !== 'string' || bundle === '') throw new ArgumentError('bundle', 'choose a bundle');
   if (!BUNDLE_ID.test(bundle)) {
-    throw new ArgumentError('bundle', 'must be a logical bundle id matching ^[a-z0-9][a-z0-9._-]{0,63}$, never a URL or path');
+    throw new ArgumentError('bundle', `must be a logical bundle id matching ${BUNDLE_ID.source}, never a URL or path`);
   }
   return bundle;
 }
@@ -100,9 +100,9 @@ export function checkExplainArgs(input) {
 }
 
 /** Sections an exact read can name; the first two need a record_id. */
-export const SECTIONS = Object.freeze(['record_text', 'record_metadata', 'relationships', 'diagnostics', 'package']);
+export const SECTIONS = CONTRACT.sections;
 /** Largest offset a delivery call may send. */
-export const MAX_OFFSET = 2000000;
+export const MAX_OFFSET = limits.max_offset;
 
 function checkRange(value, field, min, max) {
   if (!Number.isSafeInteger(value) || value < min || value > max) {
@@ -134,7 +134,7 @@ export function checkManifestArgs(input) {
   const body = replayBody(input);
   if (input.context_id !== undefined) body.context_id = checkContextId(input.context_id);
   if (input.offset !== undefined) body.offset = checkRange(input.offset, 'offset', 0, MAX_OFFSET);
-  if (input.delivery_bytes !== undefined) body.delivery_bytes = checkRange(input.delivery_bytes, 'delivery_bytes', 16384, 65536);
+  if (input.delivery_bytes !== undefined) body.delivery_bytes = checkRange(input.delivery_bytes, 'delivery_bytes', ...limits.catalogue_delivery_bytes);
   if ((body.offset ?? 0) > 0 && body.context_id === undefined) {
     throw new ArgumentError('context_id', 'a continuation page (offset > 0) needs the context_id of the first page');
   }
@@ -157,6 +157,6 @@ export function checkReadArgs(input) {
     body.record_id = input.record_id;
   }
   if (input.offset !== undefined) body.offset = checkRange(input.offset, 'offset', 0, MAX_OFFSET);
-  if (input.delivery_bytes !== undefined) body.delivery_bytes = checkRange(input.delivery_bytes, 'delivery_bytes', 8192, 65536);
+  if (input.delivery_bytes !== undefined) body.delivery_bytes = checkRange(input.delivery_bytes, 'delivery_bytes', ...limits.read_delivery_bytes);
   return body;
 }

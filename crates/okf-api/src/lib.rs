@@ -13,3 +13,4 @@ pub mod request;
 pub mod schemas;
 pub mod strict_json;
 pub mod tools;
+pub mod web;

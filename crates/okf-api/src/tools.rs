@@ -192,12 +192,29 @@ fn fetch_output_schema() -> Value {
     })
 }
 
+/// What every `delivery_bytes` field says, MCP's and the page's.
+pub(crate) fn delivery_bytes_description(min: u64) -> String {
+    format!(
+        "Largest response in bytes ({min}-{}, default {}); it limits only this response, never the evidence.",
+        okf_delivery::MAX_DELIVERY_BYTES,
+        okf_delivery::DEFAULT_DELIVERY_BYTES
+    )
+}
+
+/// The sections an exact read can name, in the delivery crate's order.
+pub(crate) fn section_names() -> Vec<&'static str> {
+    okf_delivery::Section::ALL
+        .iter()
+        .map(|s| s.as_str())
+        .collect()
+}
+
 fn delivery_bytes_schema(min: u64) -> Value {
     json!({
         "type": ["integer", "null"],
         "minimum": min,
         "maximum": okf_delivery::MAX_DELIVERY_BYTES,
-        "description": format!("Largest response in bytes ({min}-{}, default {}); it limits only this response, never the evidence.", okf_delivery::MAX_DELIVERY_BYTES, okf_delivery::DEFAULT_DELIVERY_BYTES),
+        "description": delivery_bytes_description(min),
     })
 }
 
@@ -237,7 +254,7 @@ fn read_input_schema(served: &Served) -> Value {
         served,
         json!({
             "context_id": context_id_schema(),
-            "section": {"type": "string", "enum": ["record_text", "record_metadata", "relationships", "diagnostics", "package"], "description": "What to read; record_text and record_metadata need record_id."},
+            "section": {"type": "string", "enum": section_names(), "description": "What to read; record_text and record_metadata need record_id."},
             "record_id": {"type": ["string", "null"], "minLength": 1, "maxLength": crate::limits::MAX_RECORD_ID_CHARS, "description": "Id of a selected record (from the catalogue), for record_text and record_metadata only; null otherwise."},
             "offset": offset_schema("UTF-16 code units"),
             "delivery_bytes": delivery_bytes_schema(okf_delivery::MIN_DELIVERY_BYTES),

@@ -1,10 +1,11 @@
-//! Every adapter states each shared rule as `okf-api` does: the page's checks
-//! (`web/validate.js`), its page-tool schemas (`web/webmcp.js`) and the published schemas
-//! (`schemas/*.json`). Editing a limit or a pattern in one of them alone fails here.
+//! Every adapter states each shared rule as `okf-api` does: the page takes its checks and its
+//! page-tool schemas from the generated `web/contract.js`, and the published schemas
+//! (`schemas/*.json`) state the same patterns and ranges. Editing a limit or a pattern in one of
+//! them alone fails here.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use okf_api::format::{CONTEXT_ID_PATTERN, LOGICAL_ID_PATTERN};
-use okf_api::limits::MAX_RECORD_ID_CHARS;
+use okf_api::limits::{MAX_OFFSET, MAX_RECORD_ID_CHARS, MIN_CATALOGUE_DELIVERY_BYTES};
 use std::path::Path;
 
 fn read(relative: &str) -> String {
@@ -14,59 +15,69 @@ fn read(relative: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The text after `marker` up to the first `end`, for every occurrence of `marker`.
-fn after<'t>(text: &'t str, marker: &str, end: char) -> Vec<&'t str> {
-    text.match_indices(marker)
-        .map(|(at, _)| {
-            let rest = &text[at + marker.len()..];
-            rest.split(end).next().unwrap_or(rest).trim()
+#[test]
+fn the_committed_page_contract_is_what_okf_api_generates() {
+    assert_eq!(
+        read("web/contract.js"),
+        okf_api::web::web_contract_module(),
+        "regenerate with `cargo run -p okf-api --example web-contract > web/contract.js`"
+    );
+}
+
+/// Every page module that checks requests or describes page tools, which must take each rule
+/// from `contract.js` rather than write it again.
+const PAGE_RULE_MODULES: [&str; 2] = ["web/validate.js", "web/webmcp.js"];
+
+#[test]
+fn the_page_modules_import_the_contract_and_restate_no_limit_or_pattern() {
+    let restated: Vec<String> = [
+        MAX_RECORD_ID_CHARS.to_string(),
+        okf_engine::MAX_QUESTION_UNITS.to_string(),
+        MAX_OFFSET.to_string(),
+        MIN_CATALOGUE_DELIVERY_BYTES.to_string(),
+        okf_delivery::MIN_DELIVERY_BYTES.to_string(),
+        okf_delivery::MAX_DELIVERY_BYTES.to_string(),
+    ]
+    .into_iter()
+    .chain(
+        okf_engine::BUDGET_RANGES
+            .iter()
+            .map(|(_, _, max)| max.to_string()),
+    )
+    .chain([LOGICAL_ID_PATTERN.into(), CONTEXT_ID_PATTERN.into()])
+    .collect();
+    for module in PAGE_RULE_MODULES {
+        let text = read(module);
+        assert!(
+            text.contains("import { CONTRACT } from './contract.js';"),
+            "{module} does not import the contract"
+        );
+        for rule in &restated {
+            assert!(!text.contains(rule.as_str()), "{module} restates {rule}");
+        }
+    }
+}
+
+#[test]
+fn the_page_contract_states_the_engine_budget_ranges_in_the_engine_order() {
+    let contract = okf_api::web::web_contract();
+    let budget: Vec<(String, u64, u64)> = contract["limits"]["budget"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| {
+            (
+                entry[0].as_str().unwrap().to_owned(),
+                entry[1].as_u64().unwrap(),
+                entry[2].as_u64().unwrap(),
+            )
         })
-        .collect()
-}
-
-#[test]
-fn the_page_checks_record_ids_and_bundle_ids_by_the_shared_rules() {
-    let validate = read("web/validate.js");
-    assert_eq!(
-        after(&validate, "export const MAX_RECORD_ID_CHARS =", ';'),
-        [MAX_RECORD_ID_CHARS.to_string()]
-    );
-    assert_eq!(
-        after(&validate, "export const BUNDLE_ID = /", '/'),
-        [LOGICAL_ID_PATTERN]
-    );
-    assert_eq!(
-        after(&validate, "export const CONTEXT_ID = /", '/'),
-        [CONTEXT_ID_PATTERN]
-    );
-    assert!(
-        !validate.contains("'must match ^urn"),
-        "a second context-id message"
-    );
-    // No record-id check of its own beside the shared constant.
-    assert!(
-        !validate.contains("record_id.length >"),
-        "a second record-id limit"
-    );
-}
-
-#[test]
-fn the_page_tools_take_their_record_id_and_bundle_limits_from_the_page_checks() {
-    let webmcp = read("web/webmcp.js");
-    let record_ids = after(&webmcp, "record_id: {", '}');
-    assert!(!record_ids.is_empty());
-    for schema in record_ids {
-        assert!(
-            schema.contains("maxLength: MAX_RECORD_ID_CHARS"),
-            "record_id schema {schema:?}"
-        );
-    }
-    for schema in after(&webmcp, "bundle: {", '}') {
-        assert!(
-            schema.contains("pattern: BUNDLE_ID.source"),
-            "bundle schema {schema:?}"
-        );
-    }
+        .collect();
+    let engine: Vec<(String, u64, u64)> = okf_engine::BUDGET_RANGES
+        .iter()
+        .map(|(key, min, max)| ((*key).to_owned(), *min, *max))
+        .collect();
+    assert_eq!(budget, engine);
 }
 
 #[test]
@@ -104,54 +115,6 @@ fn every_published_id_pattern_is_the_shared_one() {
     }
     assert!(logical >= 3, "{logical} logical-id patterns");
     assert!(context >= 6, "{context} context-id patterns");
-}
-
-/// The `[min, max]` pairs of `web/validate.js`'s `BUDGET_LIMITS`, by key.
-fn page_budget_limits(validate: &str) -> Vec<(String, u64, u64)> {
-    let block = after(
-        validate,
-        "export const BUDGET_LIMITS = Object.freeze({",
-        '}',
-    );
-    block[0]
-        .lines()
-        .filter_map(|line| {
-            let (key, range) = line.trim().split_once(':')?;
-            let range = range.trim().trim_end_matches(',');
-            let (min, max) = range
-                .strip_prefix('[')?
-                .strip_suffix(']')?
-                .split_once(',')?;
-            Some((
-                key.trim().to_owned(),
-                min.trim().parse().ok()?,
-                max.trim().parse().ok()?,
-            ))
-        })
-        .collect()
-}
-
-#[test]
-fn the_page_checks_budgets_and_delivery_sizes_by_the_engine_and_delivery_ranges() {
-    let validate = read("web/validate.js");
-    let engine: Vec<(String, u64, u64)> = okf_engine::BUDGET_RANGES
-        .iter()
-        .map(|(key, min, max)| ((*key).to_owned(), *min, *max))
-        .collect();
-    assert_eq!(page_budget_limits(&validate), engine);
-    let delivery = format!(
-        "checkRange(input.delivery_bytes, 'delivery_bytes', {}, {})",
-        okf_delivery::MIN_DELIVERY_BYTES,
-        okf_delivery::MAX_DELIVERY_BYTES
-    );
-    assert!(validate.contains(&delivery), "{delivery}");
-    // The page tools' budget description names the engine's defaults.
-    let defaults = okf_engine::Budget::default();
-    let described = format!(
-        "({} records, {} relationships, depth {}, {} bytes)",
-        defaults.max_nodes, defaults.max_relationships, defaults.max_depth, defaults.max_bytes
-    );
-    assert!(read("web/webmcp.js").contains(&described), "{described}");
 }
 
 #[test]

@@ -31,12 +31,13 @@ const EVIDENCE: &str = include_str!("../../../web/evidence.html");
 pub const WASM_MODULE: &[u8] = include_bytes!("../../../web/okf.wasm");
 
 /// Static assets under `/assets/{name}`: name, content type, bytes.
-pub const ASSETS: [(&str, &str, &str); 14] = [
+pub const ASSETS: [(&str, &str, &str); 15] = [
     ("app.js", JS, include_str!("../../../web/app.js")),
     ("api.js", JS, include_str!("../../../web/api.js")),
     ("dom.js", JS, include_str!("../../../web/dom.js")),
     ("graph.js", JS, include_str!("../../../web/graph.js")),
     ("render.js", JS, include_str!("../../../web/render.js")),
+    ("contract.js", JS, include_str!("../../../web/contract.js")),
     ("validate.js", JS, include_str!("../../../web/validate.js")),
     ("webmcp.js", JS, include_str!("../../../web/webmcp.js")),
     ("local.js", JS, include_str!("../../../web/local.js")),
@@ -91,6 +92,16 @@ async fn index() -> Response {
 
 async fn evidence() -> Response {
     page_response(HTML, EVIDENCE.as_bytes())
+}
+
+/// Whether `path` is one of the page's own resources (the two pages and their assets), served
+/// from memory.
+pub(crate) fn is_page_path(path: &str) -> bool {
+    path == "/"
+        || path == "/evidence/"
+        || path.strip_prefix("/assets/").is_some_and(|name| {
+            name == "okf.wasm" || ASSETS.iter().any(|(asset, _, _)| *asset == name)
+        })
 }
 
 async fn asset(Path(name): Path<String>) -> Response {

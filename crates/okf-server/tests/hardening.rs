@@ -7,6 +7,7 @@ use okf_server::{CacheLimits, HttpConfig, Registry, Service};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 const INDEX: &str = include_str!("../../okf/example/index.json");
@@ -367,6 +368,32 @@ fn rate_limit_spares_health_and_counts_per_route_class() {
             .status,
         429
     );
+}
+
+#[test]
+fn a_low_rate_limit_still_lets_the_whole_page_load_and_leaves_the_windows_untouched() {
+    let server = start(|c| c.rate_limit = Some((3, Duration::from_secs(60))));
+    // Every file of the page: both pages and every asset they load.
+    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web");
+    let mut paths = vec!["/".to_owned(), "/evidence/".to_owned()];
+    for entry in std::fs::read_dir(web).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        // okf.wasm.rustc records which compiler built okf.wasm; it is not served.
+        if !name.ends_with(".html") && !name.ends_with(".rustc") {
+            paths.push(format!("/assets/{name}"));
+        }
+    }
+    assert!(paths.len() > 12, "{paths:?}");
+    for path in &paths {
+        assert_eq!(server.get(path).status, 200, "{path}");
+    }
+    // Neither window was used: three 404s and three asks are still answered.
+    for _ in 0..3 {
+        assert_eq!(server.get("/nope").status, 404);
+        let r = server.ask(&json!({"bundle": "example", "question": QUESTION}));
+        assert_eq!(r.status, 200);
+    }
+    assert_eq!(server.get("/nope").status, 429);
 }
 
 // --- finding 5: strict request decoding, shared by HTTP and MCP ----------------------

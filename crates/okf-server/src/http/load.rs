@@ -13,11 +13,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 
-/// Which rate window a request counts against: a flood of cheap requests (404s, page
-/// assets) cannot lock out asks, and `/health` is never limited.
+/// Which rate window a request counts against: a flood of cheap requests (404s, index and
+/// schema reads) cannot lock out asks. `/health` is never limited, and neither is the page
+/// itself: one page load is a dozen or more asset requests served from memory, so counting
+/// them would let a low limit make the page unusable before its first ask (they still take a
+/// processing slot).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum RouteClass {
     Health,
+    Page,
     Ask,
     Other,
 }
@@ -26,6 +30,8 @@ fn route_class(request: &Request) -> RouteClass {
     let path = request.uri().path();
     if path == "/health" {
         RouteClass::Health
+    } else if request.method() == Method::GET && crate::page::is_page_path(path) {
+        RouteClass::Page
     } else if request.method() == Method::POST && (path == "/api/ask" || path == "/mcp") {
         RouteClass::Ask
     } else {
@@ -47,7 +53,7 @@ fn too_many(retry_after: u64, message: &str) -> Response {
 fn rate_check(state: &AppState, class: RouteClass, client: ClientKey) -> Option<(Refusal, u64)> {
     let rates = state.rates.as_ref()?;
     let rate = match class {
-        RouteClass::Health => return None,
+        RouteClass::Health | RouteClass::Page => return None,
         RouteClass::Ask => &rates[0],
         RouteClass::Other => &rates[1],
     };
@@ -166,7 +172,7 @@ fn acquire(
         })
 }
 
-/// Rate limit (fixed window per route class, `/health` exempt), then the slot policy: a POST
+/// Rate limit (fixed window per route class, `/health` and the page exempt), then the slot policy: a POST
 /// body is read under a *reading* permit, and a processing slot is taken only once the whole
 /// request is in hand, so slow senders cannot starve complete requests. The request
 /// deadline covers body reading and handling; both limits answer 429 with `Retry-After`.
