@@ -1,5 +1,5 @@
 // Generated from the okf-api crate (the wire contract) by
-// `cargo run -p okf-api --example web-contract > web/contract.js`; do not edit.
+// `cargo run -p okf-api --example generate-contract`; do not edit.
 // okf-api's tests fail when this file is not what the crate generates.
 
 const freeze = (value) => {

@@ -34,6 +34,12 @@ pub fn is_record_id(s: &str) -> bool {
     !s.is_empty() && s.chars().count() <= MAX_RECORD_ID_CHARS
 }
 
+/// The shape of a calendar date (JSON Schema `pattern`); [`is_date`] also checks the calendar.
+pub const DATE_PATTERN: &str = r"^\d{4}-\d{2}-\d{2}$";
+
+/// A string with at least one non-whitespace character (JSON Schema `pattern` of a question).
+pub const NOT_BLANK_PATTERN: &str = r"^[\s\S]*\S[\s\S]*$";
+
 /// Whether `s` is a real calendar date written exactly `YYYY-MM-DD` (`as_of`, `published`):
 /// the engine's one date rule, so a date the server accepts is one the engine can use.
 pub fn is_date(s: &str) -> bool {

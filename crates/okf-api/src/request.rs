@@ -76,6 +76,9 @@ pub fn null_is_absent(map: &mut Map<String, Value>) {
     map.retain(|_, v| !v.is_null());
 }
 
+/// The one package profile a request (or a registry entry) may name: the richer regimes profile.
+pub const REGIMES_PROFILE: &str = "regimes";
+
 /// The keys of an ask request, in schema order.
 const ASK_FIELDS: [&str; 6] = [
     "bundle", "question", "version", "as_of", "budget", "profile",
@@ -148,7 +151,21 @@ impl AskRequest {
             profile,
         };
         request.check_ids()?;
+        request.regime_profile(false)?;
         Ok(request)
+    }
+
+    /// Whether the package is written in the regimes profile: as the request says, else
+    /// `default` (the registry entry's setting). Any profile but [`REGIMES_PROFILE`] is refused.
+    pub fn regime_profile(&self, default: bool) -> Result<bool, RequestError> {
+        match self.profile.as_deref() {
+            None => Ok(default),
+            Some(REGIMES_PROFILE) => Ok(true),
+            Some(_) => Err(invalid(
+                "profile",
+                format!("must be {REGIMES_PROFILE:?} when given"),
+            )),
+        }
     }
 
     /// The format rules of `bundle`, `version` and `as_of`, checked before any lookup.

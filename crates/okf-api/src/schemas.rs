@@ -1,6 +1,7 @@
 //! The published request and response JSON Schemas (this project's own, under `schemas/`).
 
-use serde_json::Value;
+use crate::format::{DATE_PATTERN, LOGICAL_ID_PATTERN, NOT_BLANK_PATTERN};
+use serde_json::{Map, Value, json};
 
 /// Schema files served under `/schemas/<name>`, embedded at build time.
 pub const FILES: [(&str, &str); 8] = [
@@ -56,9 +57,97 @@ pub fn package() -> Value {
     parsed("package.schema.json")
 }
 
-/// The ask request schema, used as `ask_okf`'s `inputSchema`.
+/// A schema's `type` with `null` allowed: strict function-calling clients send every optional
+/// field, as null when they mean absent, and the decoders read null as absent.
+fn or_null(kind: &str) -> Value {
+    json!([kind, "null"])
+}
+
+/// The ask request schema (`POST /api/ask`, and `ask_okf`'s `inputSchema`), built from the
+/// contract's own rules; `schemas/ask-request.schema.json` is this value, written by
+/// `cargo run -p okf-api --example generate-contract`, and a test fails when the two differ.
 pub fn ask_request() -> Value {
-    parsed("ask-request.schema.json")
+    let defaults = okf_engine::Budget::default();
+    let budget: Map<String, Value> = okf_engine::BUDGET_RANGES
+        .iter()
+        .map(|(key, minimum, maximum)| {
+            let range = json!({"type": or_null("integer"), "minimum": minimum, "maximum": maximum});
+            ((*key).to_owned(), range)
+        })
+        .collect();
+    let max_question = okf_engine::MAX_QUESTION_UNITS;
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://ask-okf.invalid/schemas/ask-request.schema.json",
+        "title": "Ask OKF request (POST /api/ask)",
+        "description": "Asks for the evidence package of one question against one registered bundle. Every optional field may be omitted or given as null (strict function-calling clients send every field); both mean absent.",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["bundle", "question"],
+        "properties": {
+            "bundle": {"$ref": "#/$defs/slug", "description": "Registered bundle id, e.g. dwp-dmg."},
+            "version": {
+                "type": or_null("string"),
+                "pattern": LOGICAL_ID_PATTERN,
+                "description": "Bundle version name; the bundle's default version if omitted or null.",
+            },
+            "question": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": max_question,
+                "pattern": NOT_BLANK_PATTERN,
+                "description": format!("The question; must contain a non-whitespace character. The engine counts the {} limit in UTF-16 code units.", thousands(max_question)),
+            },
+            "as_of": {
+                "type": or_null("string"),
+                "format": "date",
+                "pattern": DATE_PATTERN,
+                "description": "Optional calendar date (YYYY-MM-DD) the question is asked about; the HTTP API uses it to choose among a bundle's published versions when no version is named. Omitted or null: none.",
+            },
+            "budget": {
+                "type": or_null("object"),
+                "additionalProperties": false,
+                "properties": budget,
+                "description": format!(
+                    "Optional limits; omitted or null keys take the engine defaults ({} nodes, {} relationships, depth {}, {} bytes).",
+                    defaults.max_nodes, defaults.max_relationships, defaults.max_depth, defaults.max_bytes
+                ),
+            },
+            "profile": {
+                "type": or_null("string"),
+                "enum": [crate::request::REGIMES_PROFILE, null],
+                "description": "Optional: \"regimes\" writes the richer package profile (profile, guidance_regime, status_basis). Omitted or null: the bundle's registry setting applies (default: the base package).",
+            },
+        },
+        "$defs": {
+            "slug": {
+                "type": "string",
+                "pattern": LOGICAL_ID_PATTERN,
+                "description": "Lowercase registry name: a letter or digit, then up to 63 of a-z 0-9 . _ -.",
+            },
+        },
+    })
+}
+
+/// `n` with a comma between each group of three digits, as the descriptions write numbers.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// A published schema as its committed file is written: pretty JSON and a final newline.
+pub fn file_text(schema: &Value) -> String {
+    // Serialising a `Value` cannot fail (its keys are strings).
+    let mut text = serde_json::to_string_pretty(schema).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 /// The catalogue page schema, used as `ask_okf_manifest`'s `outputSchema`.
@@ -69,4 +158,17 @@ pub fn catalogue() -> Value {
 /// The read envelope schema, used as `read_okf_evidence`'s `outputSchema`.
 pub fn read() -> Value {
     parsed("read.schema.json")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_group_digits_in_threes() {
+        assert_eq!(thousands(7), "7");
+        assert_eq!(thousands(4_000), "4,000");
+        assert_eq!(thousands(524_288), "524,288");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+    }
 }

@@ -1,6 +1,6 @@
 //! The page's share of the contract, generated into `web/contract.js`: the limits and patterns
 //! its checks use (`web/validate.js`) and the page tools' descriptors (`web/webmcp.js`), so the
-//! page never restates a rule. `cargo run -p okf-api --example web-contract > web/contract.js`
+//! page never restates a rule. `cargo run -p okf-api --example generate-contract`
 //! writes it; a test fails when the committed file is not what this module generates.
 
 use crate::format::{CONTEXT_ID_PATTERN, LOGICAL_ID_PATTERN};
@@ -170,7 +170,7 @@ pub fn web_contract() -> Value {
 /// The head of `web/contract.js`: where it comes from, and a deep freeze so no page module can
 /// change a rule for the others.
 const MODULE_HEAD: &str = r"// Generated from the okf-api crate (the wire contract) by
-// `cargo run -p okf-api --example web-contract > web/contract.js`; do not edit.
+// `cargo run -p okf-api --example generate-contract`; do not edit.
 // okf-api's tests fail when this file is not what the crate generates.
 
 const freeze = (value) => {

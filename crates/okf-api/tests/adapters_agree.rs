@@ -20,7 +20,7 @@ fn the_committed_page_contract_is_what_okf_api_generates() {
     assert_eq!(
         read("web/contract.js"),
         okf_api::web::web_contract_module(),
-        "regenerate with `cargo run -p okf-api --example web-contract > web/contract.js`"
+        "regenerate with `cargo run -p okf-api --example generate-contract`"
     );
 }
 
@@ -118,18 +118,17 @@ fn every_published_id_pattern_is_the_shared_one() {
 }
 
 #[test]
-fn the_published_ask_request_states_the_engine_budget_ranges() {
-    let schema: serde_json::Value =
-        serde_json::from_str(&read("schemas/ask-request.schema.json")).unwrap();
-    let budget = &schema["properties"]["budget"]["properties"];
-    for (key, min, max) in okf_engine::BUDGET_RANGES {
-        assert_eq!(
-            (
-                budget[key]["minimum"].as_u64(),
-                budget[key]["maximum"].as_u64()
-            ),
-            (Some(min), Some(max)),
-            "budget.{key}"
-        );
-    }
+fn the_committed_ask_request_schema_is_what_okf_api_generates() {
+    assert_eq!(
+        read("schemas/ask-request.schema.json"),
+        okf_api::schemas::file_text(&okf_api::schemas::ask_request()),
+        "regenerate with `cargo run -p okf-api --example generate-contract`"
+    );
+}
+
+#[test]
+fn the_served_ask_request_schema_is_the_generated_one() {
+    let served: serde_json::Value =
+        serde_json::from_str(okf_api::schemas::text("ask-request.schema.json").unwrap()).unwrap();
+    assert_eq!(served, okf_api::schemas::ask_request());
 }

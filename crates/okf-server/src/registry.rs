@@ -362,11 +362,12 @@ impl Registry {
             }
             let regime_profile = match decl.package_profile.as_deref() {
                 None => false,
-                Some("regimes") => true,
+                Some(okf_api::request::REGIMES_PROFILE) => true,
                 Some(other) => {
                     return Err(invalid(format!(
-                        "package_profile {other:?} of bundle {:?} must be \"regimes\" when given",
-                        decl.id
+                        "package_profile {other:?} of bundle {:?} must be {:?} when given",
+                        decl.id,
+                        okf_api::request::REGIMES_PROFILE
                     )));
                 }
             };

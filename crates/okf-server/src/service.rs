@@ -428,11 +428,7 @@ impl Service {
         req: &AskRequest,
     ) -> Result<(String, LoadedVersion, ReplayInputs), ServiceError> {
         let (version, loaded) = self.version(req)?;
-        let regime_profile = match req.profile.as_deref() {
-            None => loaded.regime_profile,
-            Some("regimes") => true,
-            Some(_) => return Err(invalid("profile", "must be \"regimes\" when given")),
-        };
+        let regime_profile = req.regime_profile(loaded.regime_profile)?;
         let options = AssembleOptions {
             // Already checked as a calendar date when the version was chosen.
             as_of: req.as_of.as_deref().and_then(|d| AsOf::parse(d).ok()),
