@@ -14,6 +14,7 @@ mod mcp;
 pub mod metrics;
 pub mod ops;
 mod page;
+pub mod refusal;
 pub mod registry;
 pub use okf_api::schemas;
 mod search;
@@ -23,6 +24,7 @@ pub mod workbench;
 pub use fairness::ClientAddr;
 pub use http::{HttpConfig, router};
 pub use mcp::{CONFORMANCE_FIXTURE_TOOL, INSTRUCTIONS, OkfMcp};
+pub use refusal::Refusal;
 pub use registry::{Registry, RegistryError};
 pub use service::{AskRequest, CacheLimits, Service, ServiceError};
 

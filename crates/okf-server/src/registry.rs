@@ -5,6 +5,7 @@
 //! declared SHA-256, it must validate, and its snapshot must match the declared one if any.
 //! A bundle version that fails is refused and reported; the others are still served.
 
+use crate::refusal::Refusal;
 use okf_engine::{Binding, ContextIndex};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -54,7 +55,7 @@ pub struct CorpusEntry {
     /// Declared SHA-256 of the manifest.
     pub manifest_sha256: String,
     /// The opened corpus and its binding, or why it was refused.
-    pub state: Result<(Arc<okf_corpus::Corpus>, Binding), String>,
+    pub state: Result<(Arc<okf_corpus::Corpus>, Binding), Refusal>,
     /// Set once a question found a stored file that failed verification: the corpus is then
     /// not ready until a reload opens it afresh.
     pub failure: Arc<std::sync::Mutex<Option<String>>>,
@@ -64,7 +65,7 @@ impl CorpusEntry {
     /// Why this corpus cannot be served (refused, or a file failed verification).
     pub fn not_ready(&self) -> Option<String> {
         match &self.state {
-            Err(reason) => Some(reason.clone()),
+            Err(reason) => Some(reason.to_string()),
             Ok(_) => self
                 .failure
                 .lock()
@@ -217,10 +218,10 @@ pub struct VersionEntry {
     /// Effective date, if declared.
     pub published: Option<String>,
     /// The loaded index, or why it was refused.
-    pub state: Result<LoadedVersion, String>,
+    pub state: Result<LoadedVersion, Refusal>,
     /// Set by a reload whose file no longer verified while the copy verified earlier keeps
     /// serving: why the file was refused.
-    pub retained: Option<String>,
+    pub retained: Option<Refusal>,
 }
 
 /// A logical bundle with its versions.
@@ -580,7 +581,7 @@ impl Registry {
                     kind: "bundle",
                     id: b.id.clone(),
                     version: Some(v.name.clone()),
-                    reason: reason.clone(),
+                    reason: reason.to_string(),
                 })
             })
         });
@@ -617,7 +618,7 @@ impl Registry {
                 b.versions.values().filter_map(|v| {
                     v.retained
                         .as_ref()
-                        .map(|r| (b.id.clone(), v.name.clone(), r.clone()))
+                        .map(|r| (b.id.clone(), v.name.clone(), r.to_string()))
                 })
             })
             .collect()
@@ -632,14 +633,14 @@ impl Registry {
                     v.state
                         .as_ref()
                         .err()
-                        .map(|r| (b.id.clone(), v.name.clone(), r.clone()))
+                        .map(|r| (b.id.clone(), v.name.clone(), r.to_string()))
                 })
             })
             .chain(self.corpora.values().filter_map(|c| {
                 c.state
                     .as_ref()
                     .err()
-                    .map(|r| (c.id.clone(), "corpus".to_owned(), r.clone()))
+                    .map(|r| (c.id.clone(), "corpus".to_owned(), r.to_string()))
             }))
             .collect()
     }
@@ -650,29 +651,33 @@ pub const MAX_INDEX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Reads one index file. The reason names no path and no OS message: it is shown to clients
 /// by `/api/bundles` (the operator's log has the registry to find the file).
-fn read_index_file(path: &Path) -> Result<Vec<u8>, String> {
+fn read_index_file(path: &Path) -> Result<Vec<u8>, Refusal> {
     use std::io::Read;
-    let unreadable = |e: std::io::Error| {
-        let why = match e.kind() {
+    let unreadable = |why: &str| Refusal::Unreadable {
+        what: "index file",
+        why: why.to_owned(),
+    };
+    let io_error = |e: std::io::Error| {
+        unreadable(match e.kind() {
             std::io::ErrorKind::NotFound => "it does not exist",
             std::io::ErrorKind::PermissionDenied => "permission denied",
             _ => "read error",
-        };
-        format!("cannot read the index file: {why}")
+        })
     };
-    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let file = std::fs::File::open(path).map_err(io_error)?;
     // A device or FIFO (e.g. /dev/zero) would never end; only regular files are indexes.
-    if !file.metadata().map_err(unreadable)?.is_file() {
-        return Err("cannot read the index file: it is not a regular file".into());
+    if !file.metadata().map_err(io_error)?.is_file() {
+        return Err(unreadable("it is not a regular file"));
     }
     let mut bytes = Vec::new();
     file.take(MAX_INDEX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
+        .map_err(io_error)?;
     if bytes.len() as u64 > MAX_INDEX_FILE_BYTES {
-        return Err(format!(
-            "the index file is over {MAX_INDEX_FILE_BYTES} bytes"
-        ));
+        return Err(Refusal::TooLarge {
+            what: "index file",
+            limit: MAX_INDEX_FILE_BYTES,
+        });
     }
     Ok(bytes)
 }
@@ -683,40 +688,46 @@ fn load_corpus(
     manifest: &Path,
     sha256: &str,
     index_url: &str,
-) -> Result<(Arc<okf_corpus::Corpus>, Binding), String> {
+) -> Result<(Arc<okf_corpus::Corpus>, Binding), Refusal> {
     let binding = Binding {
         index_url: index_url.to_owned(),
         index_sha256: sha256.to_owned(),
     };
-    okf_engine::check_binding(&binding).map_err(|e| format!("corpus binding: {e}"))?;
+    okf_engine::check_binding(&binding).map_err(|e| Refusal::Binding {
+        field: "corpus binding",
+        why: e.to_string(),
+    })?;
     let dir = manifest.parent().unwrap_or(Path::new("."));
     let name = manifest
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let source = okf_corpus::source::DirSource::new(dir)
-        .map_err(|e| format!("cannot open {}: {e}", dir.display()))?;
-    let corpus = okf_corpus::Corpus::open(Box::new(source), &name).map_err(|e| e.to_string())?;
+    let source = okf_corpus::source::DirSource::new(dir).map_err(|e| Refusal::Directory {
+        what: dir.display().to_string(),
+        why: e.to_string(),
+    })?;
+    let corpus = okf_corpus::Corpus::open(Box::new(source), &name)
+        .map_err(|e| Refusal::Invalid(e.to_string()))?;
     if corpus.manifest_sha256() != sha256 {
-        return Err(format!(
-            "manifest SHA-256 is {}, registry declares {sha256}",
-            corpus.manifest_sha256()
-        ));
+        return Err(Refusal::Digest {
+            what: "manifest",
+            actual: corpus.manifest_sha256().to_owned(),
+            declared: sha256.to_owned(),
+        });
     }
     // Shards are hashed when a question first reads them; a deleted or truncated one is found
     // here already, so readiness never reports a corpus that cannot answer.
     for (path, bytes) in corpus.manifest().stored_files() {
-        match std::fs::metadata(dir.join(path)) {
-            Ok(m) if m.is_file() && m.len() == bytes => {}
-            Ok(m) if m.is_file() => {
-                return Err(format!(
-                    "stored file {path} has {} bytes, the manifest declares {bytes}",
-                    m.len()
-                ));
-            }
-            Ok(_) => return Err(format!("stored file {path} is not a regular file")),
-            Err(_) => return Err(format!("stored file {path} is missing")),
-        }
+        let why = match std::fs::metadata(dir.join(path)) {
+            Ok(m) if m.is_file() && m.len() == bytes => continue,
+            Ok(m) if m.is_file() => format!("has {} bytes, the manifest declares {bytes}", m.len()),
+            Ok(_) => "is not a regular file".to_owned(),
+            Err(_) => "is missing".to_owned(),
+        };
+        return Err(Refusal::StoredFile {
+            path: path.to_string(),
+            why,
+        });
     }
     Ok((Arc::new(corpus), binding))
 }
@@ -727,25 +738,31 @@ fn load_version(
     sha256: &str,
     index_url: &str,
     snapshot: Option<&str>,
-) -> Result<LoadedVersion, String> {
+) -> Result<LoadedVersion, Refusal> {
     if !okf_engine::canonical::is_hex64(sha256) {
-        return Err("declared sha256 is not 64 lowercase hex characters".into());
+        return Err(Refusal::DeclaredDigest);
     }
     let binding = Binding {
         index_url: index_url.to_owned(),
         index_sha256: sha256.to_owned(),
     };
-    okf_engine::check_binding(&binding).map_err(|e| format!("index_url: {e}"))?;
+    okf_engine::check_binding(&binding).map_err(|e| Refusal::Binding {
+        field: "index_url",
+        why: e.to_string(),
+    })?;
     let bytes = read_index_file(path)?;
     let actual = okf_engine::canonical::sha256_hex(&bytes);
     if actual != sha256 {
-        return Err(format!(
-            "file SHA-256 is {actual}, registry declares {sha256}"
-        ));
+        return Err(Refusal::Digest {
+            what: "file",
+            actual,
+            declared: sha256.to_owned(),
+        });
     }
     let value: serde_json::Value =
-        serde_json::from_slice(&bytes).map_err(|e| format!("index is not JSON: {e}"))?;
-    let index = ContextIndex::from_value(value, snapshot).map_err(|e| e.to_string())?;
+        serde_json::from_slice(&bytes).map_err(|e| Refusal::NotJson(e.to_string()))?;
+    let index =
+        ContextIndex::from_value(value, snapshot).map_err(|e| Refusal::Invalid(e.to_string()))?;
     Ok(LoadedVersion::new(index, binding, bytes.into(), actual))
 }
 

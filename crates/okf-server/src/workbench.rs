@@ -5,6 +5,7 @@
 //! file only while its bytes match the SHA-256 (and, for parts, the length) the manifest
 //! declares. Requests never name a URL, and nothing is fetched from one.
 
+use crate::refusal::Refusal;
 use okf_corpus::source::DirSource;
 use okf_corpus::{CorpusSource, SourceError};
 use okf_workbench::manifest::{self, MAX_MANIFEST_BYTES, MAX_PACKAGE_BYTES, MAX_PART_BYTES};
@@ -86,17 +87,17 @@ pub struct WorkbenchEntry {
     /// The manifest file the registry declares.
     pub manifest_path: PathBuf,
     /// The admitted workbench, or why it was refused.
-    pub state: Result<Workbench, String>,
+    pub state: Result<Workbench, Refusal>,
     /// Set by a reload that could not admit the manifest while the one admitted earlier keeps
     /// serving: why the new manifest was refused.
-    pub retained: Option<String>,
+    pub retained: Option<Refusal>,
 }
 
 impl WorkbenchEntry {
     /// Why this workbench cannot be served (refused, or a file failed verification).
     pub fn not_ready(&self) -> Option<String> {
         match &self.state {
-            Err(reason) => Some(reason.clone()),
+            Err(reason) => Some(reason.to_string()),
             Ok(wb) => wb.failure(),
         }
     }
@@ -117,22 +118,31 @@ pub fn load(base: &Path, decl: &WorkbenchDecl) -> WorkbenchEntry {
     }
 }
 
-fn admit(path: &Path) -> Result<Workbench, String> {
+fn admit(path: &Path) -> Result<Workbench, Refusal> {
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let source =
-        DirSource::new(&dir).map_err(|e| format!("cannot open the workbench directory: {e}"))?;
+    let source = DirSource::new(&dir).map_err(|e| Refusal::Directory {
+        what: "the workbench directory".to_owned(),
+        why: e.to_string(),
+    })?;
+    let unreadable = |why: String| Refusal::Unreadable {
+        what: "manifest",
+        why,
+    };
     let bytes = source
         .read(&name, MAX_MANIFEST_BYTES as u64)
         .map_err(|e| match e {
-            SourceError::NotFound => "cannot read the manifest: it does not exist".to_owned(),
-            SourceError::TooLarge => format!("the manifest is over {MAX_MANIFEST_BYTES} bytes"),
-            SourceError::Other(why) => format!("cannot read the manifest: {why}"),
+            SourceError::NotFound => unreadable("it does not exist".to_owned()),
+            SourceError::TooLarge => Refusal::TooLarge {
+                what: "manifest",
+                limit: MAX_MANIFEST_BYTES as u64,
+            },
+            SourceError::Other(why) => unreadable(why),
         })?;
-    let m = manifest::admit(&bytes).map_err(|e| e.to_string())?;
+    let m = manifest::admit(&bytes).map_err(|e| Refusal::Invalid(e.to_string()))?;
     let mut files = BTreeMap::new();
     for case in &m.cases {
         let package = Declared {
@@ -140,14 +150,14 @@ fn admit(path: &Path) -> Result<Workbench, String> {
             bytes: None,
             cap: MAX_PACKAGE_BYTES,
         };
-        files.insert(manifest::decode_path(&case.package.url)?, package);
+        files.insert(decoded(&case.package.url)?, package);
         for part in &case.package.parts {
             let declared = Declared {
                 sha256: part.sha256.clone(),
                 bytes: Some(part.bytes),
                 cap: MAX_PART_BYTES,
             };
-            files.insert(manifest::decode_path(&part.url)?, declared);
+            files.insert(decoded(&part.url)?, declared);
         }
     }
     Ok(Workbench {
@@ -159,6 +169,11 @@ fn admit(path: &Path) -> Result<Workbench, String> {
         files,
         failure: Arc::default(),
     })
+}
+
+/// The file name on disk of a manifest URL (already checked when the manifest was admitted).
+fn decoded(url: &str) -> Result<String, Refusal> {
+    manifest::decode_path(url).map_err(Refusal::Invalid)
 }
 
 /// Why a workbench file cannot be served.

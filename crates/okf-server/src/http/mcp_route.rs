@@ -5,7 +5,7 @@
 use super::AppState;
 use super::error::has_json_body;
 use crate::mcp::check_message;
-use crate::mcp::splice::{MAX_PLACEHOLDER_BYTES, PackageSlot, splice};
+use crate::mcp::splice::{MAX_PLACEHOLDER_BYTES, PackageSlot, SpliceError, splice};
 use axum::body::{Body, to_bytes};
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
@@ -106,7 +106,7 @@ async fn as_jsonrpc_error(response: Response) -> Response {
 async fn splice_package(
     response: Response,
     package: &okf_engine::Assembled,
-    escaped: Result<bytes::Bytes, String>,
+    escaped: Result<bytes::Bytes, SpliceError>,
 ) -> Response {
     let is_json = has_json_body(&response);
     let (mut parts, body) = response.into_parts();
@@ -114,8 +114,8 @@ async fn splice_package(
         Ok(bytes) if is_json => escaped
             .and_then(|text| splice(&bytes, &package.json, &text))
             .map(|out| (bytes, out)),
-        Ok(_) => Err("the transport did not answer with JSON".into()),
-        Err(e) => Err(format!("cannot read the transport's response ({e})")),
+        Ok(_) => Err(SpliceError::NotJson),
+        Err(e) => Err(SpliceError::Unread(e)),
     };
     match spliced {
         Ok((_, Some(out))) => {
@@ -123,8 +123,8 @@ async fn splice_package(
             Response::from_parts(parts, Body::from(out))
         }
         Ok((bytes, None)) => Response::from_parts(parts, Body::from(bytes)),
-        Err(message) => {
-            tracing::error!(target: "okf::mcp", %message, "package not written");
+        Err(error) => {
+            tracing::error!(target: "okf::mcp", message = %error, "package not written");
             jsonrpc_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 Value::Null,

@@ -22,7 +22,39 @@ use std::sync::{Arc, Mutex, PoisonError};
 pub(crate) const MAX_PLACEHOLDER_BYTES: usize = 64 * 1024;
 
 /// A package a tool call left, with its text as a JSON string literal (or why not).
-pub(crate) type Left = (Arc<Assembled>, Result<Bytes, String>);
+pub(crate) type Left = (Arc<Assembled>, Result<Bytes, SpliceError>);
+
+/// Why a package could not be written into an MCP response (logged; the client is told only
+/// that the package could not be written).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SpliceError {
+    /// The package text, or the note standing for it, could not be escaped.
+    #[error("cannot escape the {what} ({source})")]
+    Escape {
+        /// `package` or `note`.
+        what: &'static str,
+        /// The serialiser's error.
+        source: serde_json::Error,
+    },
+    /// The escaped text did not read back as a string.
+    #[error("the escaped text does not read back ({0})")]
+    ReadBack(serde_json::Error),
+    /// The transport's response body could not be read.
+    #[error("cannot read the transport's response ({0})")]
+    Unread(axum::Error),
+    /// The transport answered with something other than JSON.
+    #[error("the transport did not answer with JSON")]
+    NotJson,
+    /// The transport's response is not one JSON object.
+    #[error("the transport's response is not a JSON object ({0})")]
+    NotObject(serde_json::Error),
+    /// The response's result is not the placeholder a package goes into.
+    #[error("the transport's result is not the package placeholder")]
+    NotPlaceholder,
+    /// The spliced response could not be written.
+    #[error("cannot write the response ({0})")]
+    Write(serde_json::Error),
+}
 
 /// Where a tool call leaves a package for the HTTP layer to write into its response; one per
 /// MCP POST, carried in the request's extensions.
@@ -97,7 +129,7 @@ pub(crate) struct EscapedTexts(Mutex<VecDeque<(String, Bytes)>>);
 
 impl EscapedTexts {
     /// The JSON string literal of `package`'s text, from the kept ones or escaped now.
-    pub(crate) fn get(&self, package: &Assembled) -> Result<Bytes, String> {
+    pub(crate) fn get(&self, package: &Assembled) -> Result<Bytes, SpliceError> {
         let kept = |list: &VecDeque<(String, Bytes)>| {
             list.iter()
                 .find(|(id, _)| *id == package.context_id)
@@ -145,23 +177,33 @@ pub(crate) fn with_text(value: Value, text: String) -> CallToolResult {
 
 /// The text block of a whole package as a JSON string literal: the package's own text, or,
 /// when both copies would not fit in a result, the note saying where it is.
-fn escaped_text_block(package: &Assembled) -> Result<Vec<u8>, String> {
+fn escaped_text_block(package: &Assembled) -> Result<Vec<u8>, SpliceError> {
     let mut out = Vec::with_capacity(package.json.len() + package.json.len() / 8 + 2);
-    serde_json::to_writer(&mut out, package.json.as_str())
-        .map_err(|e| format!("cannot escape the package ({e})"))?;
+    serde_json::to_writer(&mut out, package.json.as_str()).map_err(|source| {
+        SpliceError::Escape {
+            what: "package",
+            source,
+        }
+    })?;
     if !fits(package.json.len(), out.len()) {
         out.clear();
         serde_json::to_writer(&mut out, &too_large_note(package.json.len(), Some(package)))
-            .map_err(|e| format!("cannot escape the note ({e})"))?;
+            .map_err(|source| SpliceError::Escape {
+                what: "note",
+                source,
+            })?;
     }
     Ok(out)
 }
 
 /// The result of a whole package as rmcp writes it (a call that did not come over HTTP),
 /// with the text block the splice writes.
-pub(crate) fn package_result(value: Value, package: &Assembled) -> Result<CallToolResult, String> {
+pub(crate) fn package_result(
+    value: Value,
+    package: &Assembled,
+) -> Result<CallToolResult, SpliceError> {
     let escaped = escaped_text_block(package)?;
-    let text: String = serde_json::from_slice(&escaped).map_err(|e| e.to_string())?;
+    let text: String = serde_json::from_slice(&escaped).map_err(SpliceError::ReadBack)?;
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(value);
     Ok(result)
@@ -175,16 +217,16 @@ pub(crate) fn splice(
     response: &[u8],
     package: &str,
     escaped: &[u8],
-) -> Result<Option<Vec<u8>>, String> {
-    let message: Map<String, Value> = serde_json::from_slice(response)
-        .map_err(|e| format!("the transport's response is not a JSON object ({e})"))?;
+) -> Result<Option<Vec<u8>>, SpliceError> {
+    let message: Map<String, Value> =
+        serde_json::from_slice(response).map_err(SpliceError::NotObject)?;
     let Some(result) = message.get("result") else {
         return Ok(None);
     };
     let Some(result) = result.as_object().filter(|r| {
         r.get("structuredContent").is_some_and(Value::is_object) && r.contains_key("content")
     }) else {
-        return Err("the transport's result is not the package placeholder".into());
+        return Err(SpliceError::NotPlaceholder);
     };
     let mut out = Vec::with_capacity(package.len() + escaped.len() + response.len() + 64);
     write_object(&mut out, &message, |out, key, value| {
@@ -205,7 +247,7 @@ pub(crate) fn splice(
             serde_json::to_writer(out, value)
         }
     })
-    .map_err(|e| format!("cannot write the response ({e})"))?;
+    .map_err(SpliceError::Write)?;
     Ok(Some(out))
 }
 
@@ -315,7 +357,7 @@ mod tests {
     fn an_error_response_is_left_alone_and_a_foreign_result_is_refused() {
         let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"m"}}"#;
         let escaped = serde_json::to_vec(PACKAGE).unwrap();
-        assert_eq!(splice(error, PACKAGE, &escaped), Ok(None));
+        assert!(matches!(splice(error, PACKAGE, &escaped), Ok(None)));
         let foreign = response(
             NumberOrString::Number(1),
             CallToolResult::success(vec![ContentBlock::text("t")]),
