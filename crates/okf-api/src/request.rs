@@ -91,7 +91,7 @@ impl AskRequest {
     /// Decodes a request body: JSON with no duplicate key at any depth, then
     /// [`AskRequest::from_value`].
     pub fn from_json_slice(bytes: &[u8]) -> Result<Self, RequestError> {
-        let value = crate::strict_json::from_slice(bytes).map_err(RequestError::Json)?;
+        let value = crate::strict_json::from_slice(bytes)?;
         Self::from_value(value)
     }
 

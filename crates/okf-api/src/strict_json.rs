@@ -6,10 +6,10 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use std::fmt;
 
-/// Parses one JSON document; the error message names the duplicate key or the syntax error
-/// (line and column), never a Rust type.
-pub fn from_slice(bytes: &[u8]) -> Result<Value, String> {
-    parse(bytes).map_err(|e| format!("is not valid JSON: {e}"))
+/// Parses one request body; the error names the duplicate key or the syntax error (line and
+/// column), never a Rust type.
+pub fn from_slice(bytes: &[u8]) -> Result<Value, crate::request::RequestError> {
+    parse(bytes).map_err(|e| crate::request::RequestError::Json(format!("is not valid JSON: {e}")))
 }
 
 /// [`from_slice`] with serde_json's error, whose category tells a key given twice

@@ -45,7 +45,7 @@ where
     };
     let value = match okf_api::strict_json::from_slice(&bytes) {
         Ok(v) => v,
-        Err(e) => return ApiError::from(&RequestError::Json(e)).into_response(),
+        Err(e) => return ApiError::from(&e).into_response(),
     };
     let args = match decode(value) {
         Ok(a) => a,
