@@ -226,33 +226,12 @@ fn write_status_basis<S: Sink + ?Sized>(out: &mut S, pass: &Pass<'_, '_>) {
     out.byte(b'}');
 }
 
-/// Writes the whole package in canonical key order.
-fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity: Identity) {
-    let pass = view.pass;
-    let setup = pass.setup;
-    let index = setup.index;
-    let doc = index.document();
+/// The `budget` object: the limits, what was omitted and what was used (the fallback package
+/// used nothing and omitted everything for its byte budget).
+fn write_budget<S: Sink>(out: &mut S, pass: &Pass<'_, '_>, identity: Identity) {
     let fallback = pass.fallback;
-
-    out.raw("{\"ai_answer\":null,\"ambiguities\":[");
-    if !fallback {
-        for (i, a) in setup.resolution.ambiguities.iter().enumerate() {
-            if i > 0 {
-                out.byte(b',');
-            }
-            out.raw("{\"candidates\":");
-            write_strs(out, &a.candidates);
-            out.raw(",\"phrase\":");
-            write_str(out, &a.phrase);
-            out.byte(b'}');
-        }
-    }
-    out.raw("],\"binding\":{\"index_sha256\":");
-    write_str(out, &setup.binding.index_sha256);
-    out.raw(",\"index_url\":");
-    write_str(out, &setup.binding.index_url);
-    let budget = &setup.budget;
-    out.raw("},\"budget\":{\"max_bytes\":");
+    let budget = &pass.setup.budget;
+    out.raw("{\"max_bytes\":");
     write_u64(out, budget.max_bytes);
     out.raw(",\"max_depth\":");
     write_u64(out, budget.max_depth);
@@ -284,18 +263,134 @@ fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity:
         }
         Identity::Placeholder => out.raw(",\"used_bytes\":0"),
     }
+    let (nodes, relationships) = match fallback {
+        true => (0, 0),
+        false => (pass.selections.len() as u64, pass.held.len() as u64),
+    };
     out.raw(",\"used_nodes\":");
-    write_u64(
-        out,
-        if fallback {
-            0
-        } else {
-            pass.selections.len() as u64
-        },
-    );
+    write_u64(out, nodes);
     out.raw(",\"used_relationships\":");
-    write_u64(out, if fallback { 0 } else { pass.held.len() as u64 });
-    out.raw("},\"bundle\":{\"id\":");
+    write_u64(out, relationships);
+    out.byte(b'}');
+}
+
+/// The `resolved_concepts` array: each concept the question's phrases resolved to.
+fn write_resolved_concepts<S: Sink>(out: &mut S, pass: &Pass<'_, '_>) {
+    let doc = pass.setup.index.document();
+    out.byte(b'[');
+    for (i, c) in pass.setup.resolution.concepts.iter().enumerate() {
+        if i > 0 {
+            out.byte(b',');
+        }
+        let rec = &doc.records[c.record as usize];
+        out.raw("{\"confidence\":\"exact-alias\",\"id\":");
+        write_str(out, &rec.id);
+        out.raw(",\"label\":");
+        write_str(out, &rec.label);
+        out.raw(",\"matched\":");
+        write_strs(out, &c.matched);
+        out.raw(",\"method\":\"declared-phrase\"}");
+    }
+    out.byte(b']');
+}
+
+/// The `routing_guards` member, present only when some guarded assertion was considered.
+fn write_routing_guards<S: Sink>(out: &mut S, pass: &Pass<'_, '_>) {
+    let guards = pass.routing_guards();
+    if guards.is_empty() {
+        return;
+    }
+    let doc = pass.setup.index.document();
+    out.raw(",\"routing_guards\":[");
+    for (i, (a, d)) in guards.iter().enumerate() {
+        if i > 0 {
+            out.byte(b',');
+        }
+        let assertion = &doc.assertions[*a as usize];
+        out.raw("{\"assertion_id\":");
+        write_str(out, &assertion.id);
+        out.raw(",\"missing_concepts\":");
+        write_strs(out, &d.missing);
+        out.raw(",\"source\":");
+        write_str(out, &assertion.source);
+        out.raw(",\"status\":");
+        write_str(out, if d.matched { "matched" } else { "unmatched" });
+        out.raw(",\"target\":");
+        write_str(out, &assertion.target);
+        out.raw(",\"unavailable_concepts\":");
+        write_strs(out, &d.unavailable);
+        out.raw(",\"when_all\":");
+        write_strs(out, &d.when_all);
+        out.byte(b'}');
+    }
+    out.byte(b']');
+}
+
+/// The `selected` array: each selected record with the paths that reached it and why.
+fn write_selected<S: Sink>(out: &mut S, pass: &Pass<'_, '_>) {
+    let index = pass.setup.index;
+    let doc = index.document();
+    out.byte(b'[');
+    for (i, sel) in pass.selections.iter().enumerate() {
+        if i > 0 {
+            out.byte(b',');
+        }
+        out.raw("{\"paths\":[");
+        for (j, p) in sel.paths.iter().enumerate() {
+            if j > 0 {
+                out.byte(b',');
+            }
+            let a: Vec<&str> = p
+                .assertions
+                .iter()
+                .map(|&x| doc.assertions[x as usize].id.as_str())
+                .collect();
+            let r: Vec<&str> = p
+                .records
+                .iter()
+                .map(|&x| doc.records[x as usize].id.as_str())
+                .collect();
+            write_path_spec(out, &a, &r, &doc.records[p.seed as usize].id);
+        }
+        out.raw("],\"reasons\":");
+        write_strs(out, &sel.reasons);
+        out.raw(",\"record\":");
+        out.raw(&index.record_json[sel.record as usize]);
+        out.byte(b'}');
+    }
+    out.byte(b']');
+}
+
+/// Writes the whole package in canonical key order.
+// Long because the top-level members are written in one place, in canonical key order, so
+// the order can be checked by reading down the function; nested members have their own.
+fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity: Identity) {
+    let pass = view.pass;
+    let setup = pass.setup;
+    let index = setup.index;
+    let doc = index.document();
+    let fallback = pass.fallback;
+
+    out.raw("{\"ai_answer\":null,\"ambiguities\":[");
+    if !fallback {
+        for (i, a) in setup.resolution.ambiguities.iter().enumerate() {
+            if i > 0 {
+                out.byte(b',');
+            }
+            out.raw("{\"candidates\":");
+            write_strs(out, &a.candidates);
+            out.raw(",\"phrase\":");
+            write_str(out, &a.phrase);
+            out.byte(b'}');
+        }
+    }
+    out.raw("],\"binding\":{\"index_sha256\":");
+    write_str(out, &setup.binding.index_sha256);
+    out.raw(",\"index_url\":");
+    write_str(out, &setup.binding.index_url);
+    out.raw("},\"budget\":");
+    write_budget(out, pass, identity);
+    out.raw(",\"bundle\":{\"id\":");
     write_str(out, &doc.bundle.id);
     out.raw(",\"snapshot\":");
     write_str(out, &doc.bundle.snapshot);
@@ -366,56 +461,18 @@ fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity:
             write_requirement(out, &doc.requirements[r.requirement as usize], &r.missing);
         }
     }
-    out.raw("],\"resolved_concepts\":[");
-    if !fallback {
-        for (i, c) in setup.resolution.concepts.iter().enumerate() {
-            if i > 0 {
-                out.byte(b',');
-            }
-            let rec = &doc.records[c.record as usize];
-            out.raw("{\"confidence\":\"exact-alias\",\"id\":");
-            write_str(out, &rec.id);
-            out.raw(",\"label\":");
-            write_str(out, &rec.label);
-            out.raw(",\"matched\":");
-            write_strs(out, &c.matched);
-            out.raw(",\"method\":\"declared-phrase\"}");
-        }
+    out.raw("],\"resolved_concepts\":");
+    if fallback {
+        out.raw("[]");
+    } else {
+        write_resolved_concepts(out, pass);
     }
-    out.byte(b']');
     if let Some(discovery) = setup.discovery {
         out.raw(",\"retrieval\":");
         discovery.retrieval.write(out, fallback);
     }
-    let guards = if fallback {
-        Vec::new()
-    } else {
-        pass.routing_guards()
-    };
-    if !guards.is_empty() {
-        out.raw(",\"routing_guards\":[");
-        for (i, (a, d)) in guards.iter().enumerate() {
-            if i > 0 {
-                out.byte(b',');
-            }
-            let assertion = &doc.assertions[*a as usize];
-            out.raw("{\"assertion_id\":");
-            write_str(out, &assertion.id);
-            out.raw(",\"missing_concepts\":");
-            write_strs(out, &d.missing);
-            out.raw(",\"source\":");
-            write_str(out, &assertion.source);
-            out.raw(",\"status\":");
-            write_str(out, if d.matched { "matched" } else { "unmatched" });
-            out.raw(",\"target\":");
-            write_str(out, &assertion.target);
-            out.raw(",\"unavailable_concepts\":");
-            write_strs(out, &d.unavailable);
-            out.raw(",\"when_all\":");
-            write_strs(out, &d.when_all);
-            out.byte(b'}');
-        }
-        out.byte(b']');
+    if !fallback {
+        write_routing_guards(out, pass);
     }
     out.raw(",\"schema\":");
     write_str(out, PACKAGE_SCHEMA);
@@ -428,37 +485,12 @@ fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity:
             &doc.scope
         },
     );
-    out.raw(",\"selected\":[");
-    if !fallback {
-        for (i, sel) in pass.selections.iter().enumerate() {
-            if i > 0 {
-                out.byte(b',');
-            }
-            out.raw("{\"paths\":[");
-            for (j, p) in sel.paths.iter().enumerate() {
-                if j > 0 {
-                    out.byte(b',');
-                }
-                let a: Vec<&str> = p
-                    .assertions
-                    .iter()
-                    .map(|&x| doc.assertions[x as usize].id.as_str())
-                    .collect();
-                let r: Vec<&str> = p
-                    .records
-                    .iter()
-                    .map(|&x| doc.records[x as usize].id.as_str())
-                    .collect();
-                write_path_spec(out, &a, &r, &doc.records[p.seed as usize].id);
-            }
-            out.raw("],\"reasons\":");
-            write_strs(out, &sel.reasons);
-            out.raw(",\"record\":");
-            out.raw(&index.record_json[sel.record as usize]);
-            out.byte(b'}');
-        }
+    out.raw(",\"selected\":");
+    if fallback {
+        out.raw("[]");
+    } else {
+        write_selected(out, pass);
     }
-    out.byte(b']');
     if profile {
         write_status_basis(out, pass);
     }

@@ -141,27 +141,7 @@ pub(crate) fn apply(
             }
         }
     });
-    for (id, phrase) in promoted {
-        let Some(record) = index.record_index(&id).map(index_u32) else {
-            continue;
-        };
-        match resolution.concepts.iter_mut().find(|c| c.record == record) {
-            Some(c) => c.matched.push(phrase),
-            None => {
-                let doc = index.document();
-                let at = resolution.concepts.partition_point(|c| {
-                    cmp_utf16(&doc.records[c.record as usize].id, &id).is_lt()
-                });
-                resolution.concepts.insert(
-                    at,
-                    ResolvedConcept {
-                        record,
-                        matched: vec![phrase],
-                    },
-                );
-            }
-        }
-    }
+    add_promoted(index, resolution, promoted);
     resolution
         .unresolved_terms
         .retain(|t| !phrase_words.contains(t));
@@ -195,6 +175,43 @@ pub(crate) fn apply(
             }
         }
     }
+    list_regimes(regimes, &resolved, &open, &mut outcome);
+    Some(outcome)
+}
+
+/// Adds each concept a regime made the only candidate of its phrase to the resolution, in
+/// id order (or adds the phrase to the concept already resolved).
+fn add_promoted(
+    index: &ContextIndex,
+    resolution: &mut Resolution,
+    promoted: Vec<(String, String)>,
+) {
+    for (id, phrase) in promoted {
+        let Some(record) = index.record_index(&id).map(index_u32) else {
+            continue;
+        };
+        match resolution.concepts.iter_mut().find(|c| c.record == record) {
+            Some(c) => c.matched.push(phrase),
+            None => {
+                let doc = index.document();
+                let at = resolution.concepts.partition_point(|c| {
+                    cmp_utf16(&doc.records[c.record as usize].id, &id).is_lt()
+                });
+                resolution.concepts.insert(
+                    at,
+                    ResolvedConcept {
+                        record,
+                        matched: vec![phrase],
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// Lists each regime as resolved, unresolved (left open) and with its declared absent
+/// evidence, in declaration order.
+fn list_regimes(regimes: &[Regime], resolved: &[bool], open: &[bool], outcome: &mut RegimeOutcome) {
     for (i, r) in regimes.iter().enumerate() {
         if resolved[i] {
             outcome.resolved.push(r.id.clone());
@@ -211,7 +228,6 @@ pub(crate) fn apply(
             );
         }
     }
-    Some(outcome)
 }
 
 /// Whether a requirement of `regime` may apply: always without regimes or without a declared

@@ -40,6 +40,8 @@ pub struct Resolution {
 }
 
 /// Resolves a question against the index's alias table.
+// Long because its four phases (candidate spans, longest-leftmost acceptance, concepts and
+// ambiguities, unresolved terms) share one work counter that bounds the whole resolution.
 pub fn resolve(index: &ContextIndex, question: &str) -> Resolution {
     let streams = TokenStreams::new(question);
     let folded = &streams.folded;

@@ -641,6 +641,8 @@ const UNIT_KINDS: [&str; 9] = [
 const MAX_SOURCE_TEXT_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Validates evidence-unit metadata against its record text and provenance (spec §1.4).
+// Long because it is spec §1.4's list of rules in the spec's order, a few lines each; the
+// first rule broken is the error, so the order is the behaviour.
 pub fn validate_unit(
     path: &str,
     unit: &EvidenceUnit,

@@ -5,7 +5,7 @@
 //! (`ContextIndex::record_governance`, `assertion_governance`, `record_digest_mismatch`,
 //! `record_unit_integrity_failed`), so lint and assembly can never disagree about them.
 
-use okf_engine::model::{Access, SUPPORTED_PREDICATES};
+use okf_engine::model::{Access, Requirement, SUPPORTED_PREDICATES};
 use okf_engine::{ContextIndex, Governance};
 use serde::Serialize;
 use std::collections::{HashSet, VecDeque};
@@ -155,16 +155,35 @@ impl Out {
     }
 }
 
-/// Lints a validated index.
+/// Lints a validated index: records, assertions and requirements in document order, then
+/// the whole-index checks; findings sorted by severity (stable, so document order stays).
 pub fn lint(index: &ContextIndex) -> LintReport {
-    let doc = index.document();
     let mut out = Out(Vec::new());
-    let is_record = |id: &str| index.record_index(id).is_some();
-    let supported = |p: &str| SUPPORTED_PREDICATES.contains(&p);
+    lint_records(index, &mut out);
+    lint_assertions(index, &mut out);
+    lint_requirements(index, &mut out);
+    shared_aliases(index, &mut out);
+    uncovered_concepts(index, &mut out);
+    unreachable_records(index, &mut out);
+    let mut findings = out.0;
+    findings.sort_by_key(|f| f.severity);
+    LintReport { findings }
+}
 
+fn is_record(index: &ContextIndex, id: &str) -> bool {
+    index.record_index(id).is_some()
+}
+
+fn supported(predicate: &str) -> bool {
+    SUPPORTED_PREDICATES.contains(&predicate)
+}
+
+/// Conflict targets, literal and evidence-unit digests and governance of every record.
+fn lint_records(index: &ContextIndex, out: &mut Out) {
+    let doc = index.document();
     for (i, r) in doc.records.iter().enumerate() {
         for (j, target) in r.conflicts_with.iter().flatten().enumerate() {
-            if !is_record(target) {
+            if !is_record(index, target) {
                 out.push(
                     Severity::Error,
                     kinds::CONFLICT_TARGET_NOT_RECORD,
@@ -193,13 +212,17 @@ pub fn lint(index: &ContextIndex) -> LintReport {
             );
         }
         governance(
-            &mut out,
+            out,
             index.record_governance(i),
             format!("records[{i}]"),
             &r.id,
         );
     }
+}
 
+/// Endpoints, predicates and governance of every assertion.
+fn lint_assertions(index: &ContextIndex, out: &mut Out) {
+    let doc = index.document();
     for (i, a) in doc.assertions.iter().enumerate() {
         for (end, id) in [("source", &a.source), ("target", &a.target)] {
             if index.is_declared_gap(id) {
@@ -210,7 +233,7 @@ pub fn lint(index: &ContextIndex) -> LintReport {
                     vec![a.id.clone(), id.clone()],
                     format!("the {end} {id} is a declared gap; traversal reports it missing"),
                 );
-            } else if !is_record(id) {
+            } else if !is_record(index, id) {
                 out.push(
                     Severity::Error,
                     kinds::DANGLING_ASSERTION_ENDPOINT,
@@ -232,13 +255,17 @@ pub fn lint(index: &ContextIndex) -> LintReport {
             );
         }
         governance(
-            &mut out,
+            out,
             index.assertion_governance(i),
             format!("assertions[{i}]"),
             &a.id,
         );
     }
+}
 
+/// The ids every requirement names, and its required paths.
+fn lint_requirements(index: &ContextIndex, out: &mut Out) {
+    let doc = index.document();
     for (i, req) in doc.requirements.iter().enumerate() {
         let lists = [
             ("when_all", req.when_all.as_slice()),
@@ -256,7 +283,7 @@ pub fn lint(index: &ContextIndex) -> LintReport {
                         vec![req.id.clone(), id.clone()],
                         format!("requires the declared gap {id}; the requirement stays unmet"),
                     );
-                } else if !is_record(id) {
+                } else if !is_record(index, id) {
                     out.push(
                         Severity::Error,
                         kinds::REQUIREMENT_ID_NOT_RECORD,
@@ -275,63 +302,66 @@ pub fn lint(index: &ContextIndex) -> LintReport {
                 }
             }
         }
-        for (k, p) in req.required_paths.iter().flatten().enumerate() {
-            let base = format!("requirements[{i}].required_paths[{k}]");
-            for (j, id) in p.records.iter().enumerate() {
-                if !is_record(id) {
-                    out.push(
-                        Severity::Error,
-                        kinds::REQUIRED_PATH_RECORD_NOT_RECORD,
-                        format!("{base}.records[{j}]"),
-                        vec![req.id.clone(), id.clone()],
-                        format!("the required path passes through {id}, which is not a record"),
-                    );
-                }
+        required_paths(index, out, i, req);
+    }
+}
+
+/// Each required path of requirement `i`: its records exist and each hop is an assertion
+/// from one record to the next with a predicate traversal follows.
+fn required_paths(index: &ContextIndex, out: &mut Out, i: usize, req: &Requirement) {
+    for (k, p) in req.required_paths.iter().flatten().enumerate() {
+        let base = format!("requirements[{i}].required_paths[{k}]");
+        for (j, id) in p.records.iter().enumerate() {
+            if !is_record(index, id) {
+                out.push(
+                    Severity::Error,
+                    kinds::REQUIRED_PATH_RECORD_NOT_RECORD,
+                    format!("{base}.records[{j}]"),
+                    vec![req.id.clone(), id.clone()],
+                    format!("the required path passes through {id}, which is not a record"),
+                );
             }
-            for (j, hop) in p.assertions.iter().enumerate() {
-                let path = format!("{base}.assertions[{j}]");
-                let (from, to) = (p.records.get(j), p.records.get(j + 1));
-                match index.assertion(hop) {
-                    None => out.push(
-                        Severity::Error,
-                        kinds::REQUIRED_PATH_HOP_NOT_ASSERTION,
-                        path,
-                        vec![req.id.clone(), hop.clone()],
-                        format!("hop {hop} is not an assertion in the index; the path can never be retained"),
+        }
+        for (j, hop) in p.assertions.iter().enumerate() {
+            let path = format!("{base}.assertions[{j}]");
+            let (from, to) = (p.records.get(j), p.records.get(j + 1));
+            match index.assertion(hop) {
+                None => out.push(
+                    Severity::Error,
+                    kinds::REQUIRED_PATH_HOP_NOT_ASSERTION,
+                    path,
+                    vec![req.id.clone(), hop.clone()],
+                    format!(
+                        "hop {hop} is not an assertion in the index; the path can never be retained"
                     ),
-                    Some(a) if Some(&a.source) != from || Some(&a.target) != to => out.push(
-                        Severity::Error,
-                        kinds::REQUIRED_PATH_HOP_MISMATCH,
-                        path,
-                        vec![req.id.clone(), hop.clone()],
-                        format!(
-                            "hop {hop} runs from {} to {}, but the path needs {} to {}",
-                            a.source,
-                            a.target,
-                            from.map_or("(nothing)", String::as_str),
-                            to.map_or("(nothing)", String::as_str)
-                        ),
+                ),
+                Some(a) if Some(&a.source) != from || Some(&a.target) != to => out.push(
+                    Severity::Error,
+                    kinds::REQUIRED_PATH_HOP_MISMATCH,
+                    path,
+                    vec![req.id.clone(), hop.clone()],
+                    format!(
+                        "hop {hop} runs from {} to {}, but the path needs {} to {}",
+                        a.source,
+                        a.target,
+                        from.map_or("(nothing)", String::as_str),
+                        to.map_or("(nothing)", String::as_str)
                     ),
-                    Some(a) if !supported(&a.predicate) => out.push(
-                        Severity::Error,
-                        kinds::REQUIRED_PATH_HOP_MISMATCH,
-                        path,
-                        vec![req.id.clone(), hop.clone()],
-                        format!("hop {hop} has predicate {}, which traversal never follows", a.predicate),
+                ),
+                Some(a) if !supported(&a.predicate) => out.push(
+                    Severity::Error,
+                    kinds::REQUIRED_PATH_HOP_MISMATCH,
+                    path,
+                    vec![req.id.clone(), hop.clone()],
+                    format!(
+                        "hop {hop} has predicate {}, which traversal never follows",
+                        a.predicate
                     ),
-                    Some(_) => {}
-                }
+                ),
+                Some(_) => {}
             }
         }
     }
-
-    shared_aliases(index, &mut out);
-    uncovered_concepts(index, &mut out);
-    unreachable_records(index, &mut out);
-
-    let mut findings = out.0;
-    findings.sort_by_key(|f| f.severity);
-    LintReport { findings }
 }
 
 fn governance(out: &mut Out, codes: &[Governance], path: String, id: &str) {

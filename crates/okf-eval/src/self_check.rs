@@ -17,7 +17,7 @@ use crate::assemble_package;
 use crate::assess::Status;
 use crate::controls::{MUTANT_SNAPSHOT_SUFFIX, Mutation};
 use crate::error::EvalError;
-use okf_engine::model::{IndexDocument, Requirement};
+use okf_engine::model::{IndexDocument, PathSpec, Requirement};
 use okf_engine::{BUDGET_RANGES, Budget, ContextIndex};
 use serde::Serialize;
 use serde_json::Value;
@@ -235,7 +235,6 @@ fn check_requirement(
     ri: usize,
     req: &Requirement,
 ) -> Result<RequirementCheck, EvalError> {
-    let doc = index.document();
     let labels: Vec<&str> = req
         .when_all
         .iter()
@@ -279,6 +278,22 @@ fn check_requirement(
         .sum();
 
     let control = format!("self-check-{ri}");
+    drop_required_records(index, &probe, &control, req, &mut check)?;
+    cut_path_hops(index, &probe, &control, paths, &mut check)?;
+    shrink_byte_budget(index, &probe, req, &mut check)?;
+    check.fail_closed = check.mutants.iter().all(|m| m.fail_closed);
+    Ok(check)
+}
+
+/// Mutants that drop each required record once (a record not in the index is skipped).
+fn drop_required_records(
+    index: &ContextIndex,
+    probe: &Probe<'_>,
+    control: &str,
+    req: &Requirement,
+    check: &mut RequirementCheck,
+) -> Result<(), EvalError> {
+    let doc = index.document();
     let mut dropped = HashSet::new();
     for id in req.required.iter().filter(|id| dropped.insert(id.as_str())) {
         if index.record(id).is_none() {
@@ -292,7 +307,7 @@ fn check_requirement(
         let m = Mutation::DropRecord {
             record_id: id.clone(),
         };
-        let outcome = probe.run_mutant(doc, &control, |d| m.apply(d, &control))?;
+        let outcome = probe.run_mutant(doc, control, |d| m.apply(d, control))?;
         check.mutants.push(MutantOutcome::new(
             MutantKind::DropRecord,
             id,
@@ -300,6 +315,18 @@ fn check_requirement(
             outcome,
         ));
     }
+    Ok(())
+}
+
+/// Mutants that remove, then reverse, each hop of the required paths once.
+fn cut_path_hops(
+    index: &ContextIndex,
+    probe: &Probe<'_>,
+    control: &str,
+    paths: &[PathSpec],
+    check: &mut RequirementCheck,
+) -> Result<(), EvalError> {
+    let doc = index.document();
     let mut cut = HashSet::new();
     for hop in paths
         .iter()
@@ -317,14 +344,14 @@ fn check_requirement(
         let m = Mutation::RemoveAssertion {
             assertion_id: hop.clone(),
         };
-        let outcome = probe.run_mutant(doc, &control, |d| m.apply(d, &control))?;
+        let outcome = probe.run_mutant(doc, control, |d| m.apply(d, control))?;
         check.mutants.push(MutantOutcome::new(
             MutantKind::RemoveAssertion,
             hop,
             None,
             outcome,
         ));
-        let outcome = probe.run_mutant(doc, &control, |d| {
+        let outcome = probe.run_mutant(doc, control, |d| {
             if let Some(a) = d.assertions.iter_mut().find(|a| a.id == *hop) {
                 std::mem::swap(&mut a.source, &mut a.target);
             }
@@ -337,6 +364,17 @@ fn check_requirement(
             outcome,
         ));
     }
+    Ok(())
+}
+
+/// A run with the byte budget one below the closure's size, unless that is under the
+/// engine's smallest budget.
+fn shrink_byte_budget(
+    index: &ContextIndex,
+    probe: &Probe<'_>,
+    req: &Requirement,
+    check: &mut RequirementCheck,
+) -> Result<(), EvalError> {
     let shrunk = check.closure_bytes.saturating_sub(1);
     if shrunk >= min_max_bytes() {
         let budget = Budget {
@@ -357,6 +395,5 @@ fn check_requirement(
             reason: "the closure is smaller than the smallest byte budget the engine accepts",
         });
     }
-    check.fail_closed = check.mutants.iter().all(|m| m.fail_closed);
-    Ok(check)
+    Ok(())
 }

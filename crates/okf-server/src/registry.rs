@@ -361,96 +361,8 @@ impl Registry {
                     decl.id
                 )));
             }
-            let regime_profile = match decl.package_profile.as_deref() {
-                None => false,
-                Some(okf_api::request::REGIMES_PROFILE) => true,
-                Some(other) => {
-                    return Err(invalid(format!(
-                        "package_profile {other:?} of bundle {:?} must be {:?} when given",
-                        decl.id,
-                        okf_api::request::REGIMES_PROFILE
-                    )));
-                }
-            };
-            let main_name = decl
-                .version_name
-                .clone()
-                .unwrap_or_else(|| "current".into());
-            let mut decls = vec![VersionDecl {
-                name: main_name.clone(),
-                index: decl.index.clone(),
-                sha256: decl.sha256.clone(),
-                index_url: Some(decl.index_url.clone()),
-                snapshot: decl.snapshot.clone(),
-                published: decl.published.clone(),
-            }];
-            decls.extend(decl.versions);
-            let mut versions = BTreeMap::new();
-            for v in decls {
-                if !is_logical_id(&v.name) {
-                    return Err(invalid(format!(
-                        "version name {:?} of bundle {:?} must match {LOGICAL_ID_PATTERN}",
-                        v.name, decl.id
-                    )));
-                }
-                if let Some(p) = v.published.as_deref().filter(|p| !is_date(p)) {
-                    return Err(invalid(format!(
-                        "published {p:?} of {}/{} must be YYYY-MM-DD",
-                        decl.id, v.name
-                    )));
-                }
-                if versions.contains_key(&v.name) {
-                    return Err(invalid(format!(
-                        "version {:?} of bundle {:?} is declared twice",
-                        v.name, decl.id
-                    )));
-                }
-                let index_url = v
-                    .index_url
-                    .clone()
-                    .unwrap_or_else(|| decl.index_url.clone());
-                let state = load_version(
-                    &base.join(&v.index),
-                    &v.sha256,
-                    &index_url,
-                    v.snapshot.as_deref(),
-                )
-                .map(|loaded| LoadedVersion {
-                    regime_profile,
-                    ..loaded
-                });
-                let snapshot = match &state {
-                    Ok(loaded) => Some(loaded.index.document().bundle.snapshot.clone()),
-                    Err(_) => v.snapshot.clone(),
-                };
-                versions.insert(
-                    v.name.clone(),
-                    VersionEntry {
-                        name: v.name,
-                        snapshot,
-                        index_sha256: v.sha256,
-                        index_url,
-                        published: v.published,
-                        state,
-                        retained: None,
-                    },
-                );
-            }
-            let default_version = decl.default_version.unwrap_or(main_name);
-            if !versions.contains_key(&default_version) {
-                return Err(invalid(format!(
-                    "default_version {default_version:?} of bundle {:?} is not declared",
-                    decl.id
-                )));
-            }
-            registry.bundles.insert(
-                decl.id.clone(),
-                BundleEntry {
-                    id: decl.id,
-                    versions,
-                    default_version,
-                },
-            );
+            let entry = bundle_entry(decl, base, &invalid)?;
+            registry.bundles.insert(entry.id.clone(), entry);
         }
         for decl in &file.workbench {
             if !is_logical_id(&decl.id) || registry.workbenches.contains_key(&decl.id) {
@@ -730,6 +642,118 @@ fn load_corpus(
         });
     }
     Ok((Arc::new(corpus), binding))
+}
+
+/// Error for a malformed registry file: `message` says which declaration breaks which rule.
+type Invalid<'a> = dyn Fn(String) -> RegistryError + 'a;
+
+/// One `[[bundle]]` declaration with all its versions, each loaded and verified (a version
+/// that fails is kept as refused); errs only when the declaration itself breaks a rule.
+fn bundle_entry(
+    decl: BundleDecl,
+    base: &Path,
+    invalid: &Invalid<'_>,
+) -> Result<BundleEntry, RegistryError> {
+    let regime_profile = match decl.package_profile.as_deref() {
+        None => false,
+        Some(okf_api::request::REGIMES_PROFILE) => true,
+        Some(other) => {
+            return Err(invalid(format!(
+                "package_profile {other:?} of bundle {:?} must be {:?} when given",
+                decl.id,
+                okf_api::request::REGIMES_PROFILE
+            )));
+        }
+    };
+    let main_name = decl
+        .version_name
+        .clone()
+        .unwrap_or_else(|| "current".into());
+    let mut decls = vec![VersionDecl {
+        name: main_name.clone(),
+        index: decl.index.clone(),
+        sha256: decl.sha256.clone(),
+        index_url: Some(decl.index_url.clone()),
+        snapshot: decl.snapshot.clone(),
+        published: decl.published.clone(),
+    }];
+    decls.extend(decl.versions);
+    let mut versions = BTreeMap::new();
+    for v in decls {
+        let bundle = (decl.id.as_str(), decl.index_url.as_str());
+        let entry = version_entry(v, bundle, &versions, base, regime_profile, invalid)?;
+        versions.insert(entry.name.clone(), entry);
+    }
+    let default_version = decl.default_version.unwrap_or(main_name);
+    if !versions.contains_key(&default_version) {
+        return Err(invalid(format!(
+            "default_version {default_version:?} of bundle {:?} is not declared",
+            decl.id
+        )));
+    }
+    Ok(BundleEntry {
+        id: decl.id,
+        versions,
+        default_version,
+    })
+}
+
+/// One version of bundle `bundle` (its id and default binding URL), loaded and verified
+/// (refused when its file fails) and written in the regimes profile when `regime_profile`;
+/// errs when the declaration breaks a rule, or names a version `declared` already holds.
+fn version_entry(
+    v: VersionDecl,
+    (bundle, default_url): (&str, &str),
+    declared: &BTreeMap<String, VersionEntry>,
+    base: &Path,
+    regime_profile: bool,
+    invalid: &Invalid<'_>,
+) -> Result<VersionEntry, RegistryError> {
+    if !is_logical_id(&v.name) {
+        return Err(invalid(format!(
+            "version name {:?} of bundle {bundle:?} must match {LOGICAL_ID_PATTERN}",
+            v.name
+        )));
+    }
+    if let Some(p) = v.published.as_deref().filter(|p| !is_date(p)) {
+        return Err(invalid(format!(
+            "published {p:?} of {bundle}/{} must be YYYY-MM-DD",
+            v.name
+        )));
+    }
+    if declared.contains_key(&v.name) {
+        return Err(invalid(format!(
+            "version {:?} of bundle {bundle:?} is declared twice",
+            v.name
+        )));
+    }
+    let index_url = v
+        .index_url
+        .clone()
+        .unwrap_or_else(|| default_url.to_owned());
+    let state = load_version(
+        &base.join(&v.index),
+        &v.sha256,
+        &index_url,
+        v.snapshot.as_deref(),
+    )
+    .map(|loaded| LoadedVersion {
+        regime_profile,
+        ..loaded
+    });
+    let snapshot = match &state {
+        Ok(loaded) => Some(loaded.index.document().bundle.snapshot.clone()),
+        Err(_) => v.snapshot.clone(),
+    };
+    Ok(VersionEntry {
+        name: v.name,
+        snapshot,
+        index_sha256: v.sha256,
+        index_url,
+        published: v.published,
+        state,
+        retained: None,
+    })
 }
 
 /// Reads, hashes, validates and binds one index file.

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -132,13 +132,16 @@ fn both_bundles(dir: &Path) -> PathBuf {
     )
 }
 
-/// The requests of the run: `(method, path, headers, body)`.
-fn requests() -> Vec<(
+/// One request of the run: `(method, path, headers, body)`.
+type Replayed = (
     &'static str,
     &'static str,
     Vec<(&'static str, &'static str)>,
     Vec<u8>,
-)> {
+);
+
+/// The requests of the run.
+fn requests() -> Vec<Replayed> {
     let json = vec![("Content-Type", "application/json")];
     let mcp = vec![
         ("Content-Type", "application/json"),
