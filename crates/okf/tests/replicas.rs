@@ -4,6 +4,7 @@
 //! needs that system package. `OKF_NGINX` names the nginx binary (default /usr/sbin/nginx).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use common::*;

@@ -1,0 +1,337 @@
+//! `okf eval` and `okf lint`, run as a real process: exit codes 0 (passed), 1 (an expectation
+//! failed / a lint error) and 2 (unusable input), tables and JSON reports.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use crate::common::{example, okf, shared, stderr, stdout, temp_dir};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::Output;
+
+fn temp(name: &str, content: &Value) -> PathBuf {
+    let file = temp_dir("eval-cli").join(name);
+    std::fs::write(&file, serde_json::to_vec(content).unwrap()).unwrap();
+    file
+}
+
+fn read_json(file: &str) -> Value {
+    serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap()
+}
+
+#[test]
+fn eval_of_the_example_case_and_controls_passes_with_exit_0() {
+    let out = okf(&[
+        "eval",
+        "--index",
+        &example("index.json"),
+        "--case",
+        &example("case.json"),
+        "--controls",
+        &example("controls.json"),
+    ]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("case     okf-example/borrow-books"), "{text}");
+    assert!(text.contains("controls: 4 passed, 0 failed"), "{text}");
+    assert!(text.trim_end().ends_with("status: passed"));
+}
+
+#[test]
+fn eval_json_of_the_dwp_case_and_controls_passes_and_matches_the_receipt() {
+    let out = okf(&[
+        "eval",
+        "--index",
+        &shared("dwp/full-dmg/context/assembly-index.json"),
+        "--case",
+        &shared("dwp/evaluation/context-assembly/imprisonment-case.json"),
+        "--controls",
+        &shared("dwp/evaluation/context-assembly/imprisonment-controls.json"),
+        "--json",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["status"], "passed");
+    assert_eq!(
+        report["case"]["id"],
+        "dwp/imprisonment-four-benefit-comparison"
+    );
+    assert_eq!(report["case"]["status"], "passed");
+    for letter in ["A", "B", "C", "D", "E", "F", "G", "H"] {
+        assert_eq!(
+            report["case"]["stages"][letter]["status"], "passed",
+            "{letter}"
+        );
+    }
+    let receipt = read_json(&shared(
+        "dwp/evaluation/context-assembly/imprisonment-controls-execution.json",
+    ));
+    let theirs = receipt["execution"]["controls"].as_array().unwrap();
+    let ours = report["controls"].as_array().unwrap();
+    assert_eq!(ours.len(), theirs.len());
+    for (a, b) in ours.iter().zip(theirs) {
+        assert_eq!(
+            (&a["id"], &a["status"], &a["evidence_status"]),
+            (&b["id"], &b["status"], &b["evidence_status"])
+        );
+        assert!(a["context_id"].as_str().unwrap().starts_with("urn:sha256:"));
+    }
+}
+
+#[test]
+fn eval_of_the_hospital_case_passes_as_insufficient() {
+    let out = okf(&[
+        "eval",
+        "--index",
+        &shared("dwp/full-dmg/context/assembly-index.json"),
+        "--case",
+        &shared("dwp/evaluation/remote-mcp/hospital-case.json"),
+        "--json",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["case"]["evidence_status"], "insufficient");
+    assert_eq!(report["controls"], json!([]));
+}
+
+#[test]
+fn a_failed_expectation_exits_1_and_names_the_check() {
+    let mut case = read_json(&example("case.json"));
+    case["expected"]["evidence_status"] = json!("conflicting");
+    let file = temp("failing-case.json", &case);
+    let out = okf(&[
+        "eval",
+        "--index",
+        &example("index.json"),
+        "--case",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).contains("[H] evidence-status"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("evaluation failed"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_failed_control_exits_1() {
+    let mut controls = read_json(&example("controls.json"));
+    controls["controls"][0]["expected"]["evidence_status"] = json!(["sufficient"]);
+    let file = temp("failing-controls.json", &controls);
+    let out = okf(&[
+        "eval",
+        "--index",
+        &example("index.json"),
+        "--case",
+        &example("case.json"),
+        "--controls",
+        file.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code(&out), 1);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["status"], "failed");
+    assert_eq!(report["case"]["status"], "passed");
+    assert_eq!(report["controls"][0]["status"], "failed");
+}
+
+#[test]
+fn a_malformed_case_exits_2_naming_the_json_path() {
+    let mut case = read_json(&example("case.json"));
+    case["expected"]["sources"][0]["literal_sha256"] = json!("not-a-digest");
+    let file = temp("malformed-case.json", &case);
+    let out = okf(&[
+        "eval",
+        "--index",
+        &example("index.json"),
+        "--case",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("expected.sources[0].literal_sha256"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn an_unknown_mutation_op_exits_2() {
+    let mut controls = read_json(&example("controls.json"));
+    controls["controls"][0]["mutations"][0]["op"] = json!("rename_record");
+    let file = temp("unknown-op.json", &controls);
+    let out = okf(&[
+        "eval",
+        "--index",
+        &example("index.json"),
+        "--case",
+        &example("case.json"),
+        "--controls",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("rename_record"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_mutation_naming_an_unknown_record_exits_2() {
+    let mut controls = read_json(&example("controls.json"));
+    controls["controls"][0]["mutations"][0]["record_id"] =
+        json!("https://example.org/okf-example/evidence/none");
+    let file = temp("unknown-record.json", &controls);
+    let out = okf(&[
+        "eval",
+        "--index",
+        &example("index.json"),
+        "--case",
+        &example("case.json"),
+        "--controls",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("evidence/none"), "{}", stderr(&out));
+}
+
+#[test]
+fn an_out_of_range_budget_or_a_missing_file_exits_2() {
+    let out = okf(&[
+        "eval",
+        "--index",
+        &example("index.json"),
+        "--case",
+        &example("case.json"),
+        "--max-bytes",
+        "10",
+    ]);
+    assert_eq!(code(&out), 2);
+    let out = okf(&[
+        "eval",
+        "--index",
+        &example("index.json"),
+        "--case",
+        "/nonexistent/case.json",
+    ]);
+    assert_eq!(code(&out), 2);
+    let out = okf(&["eval", "--index", &example("index.json")]);
+    assert_eq!(code(&out), 2, "--case or --self-check is required");
+    assert!(
+        stderr(&out).contains("--case <CASE>|--self-check"),
+        "the message names both ways: {}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn the_case_budget_flags_reach_the_engine() {
+    let out = okf(&[
+        "eval",
+        "--index",
+        &example("index.json"),
+        "--case",
+        &example("case.json"),
+        "--max-nodes",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code(&out), 1);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["case"]["budget"]["max_nodes"], 2);
+    assert_eq!(report["case"]["evidence_status"], "insufficient");
+}
+
+#[test]
+fn self_check_of_the_example_passes() {
+    let out = okf(&[
+        "eval",
+        "--index",
+        &example("index.json"),
+        "--self-check",
+        "--json",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["summary"]["requirements"], 5);
+    assert_eq!(report["summary"]["mutants"], 7);
+    assert_eq!(report["summary"]["not_fail_closed"], json!([]));
+}
+
+#[test]
+fn self_check_reports_a_requirement_that_is_not_fail_closed_with_exit_1() {
+    let mut index = read_json(&example("index.json"));
+    let borrowing = "https://example.org/okf-example/concept/borrowing";
+    index["requirements"][0]["required"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!(borrowing));
+    let file = temp("open-requirement.json", &index);
+    let out = okf(&["eval", "--index", file.to_str().unwrap(), "--self-check"]);
+    assert_eq!(code(&out), 1);
+    assert!(stdout(&out).contains("NOT fail-closed"), "{}", stdout(&out));
+}
+
+#[test]
+fn lint_of_the_example_has_warnings_only_and_exits_0() {
+    let out = okf(&["lint", "--index", &example("index.json"), "--json"]);
+    assert_eq!(code(&out), 0);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["summary"]["error"], 0);
+    assert_eq!(report["summary"]["warning"], 2);
+    assert_eq!(report["summary"]["info"], 1);
+    assert_eq!(report["findings"][0]["kind"], "shared-alias");
+    let table = okf(&["lint", "--index", &example("index.json")]);
+    assert!(
+        stdout(&table).ends_with("0 errors, 2 warnings, 1 info\n"),
+        "{}",
+        stdout(&table)
+    );
+}
+
+#[test]
+fn lint_of_a_broken_index_exits_1() {
+    let mut index = read_json(&example("index.json"));
+    index["assertions"][0]["target"] = json!("https://example.org/okf-example/evidence/none");
+    let file = temp("broken-index.json", &index);
+    let out = okf(&["lint", "--index", file.to_str().unwrap()]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).contains("dangling-assertion-endpoint"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("lint found 1 error"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn lint_of_the_dwp_index_is_clean() {
+    let out = okf(&[
+        "lint",
+        "--index",
+        &shared("dwp/full-dmg/context/assembly-index.json"),
+    ]);
+    assert_eq!(code(&out), 0);
+    assert!(
+        stdout(&out).contains("0 errors, 0 warnings, 0 infos"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn lint_of_an_invalid_index_exits_2() {
+    let file = temp("not-an-index.json", &json!({"schema": "something-else"}));
+    let out = okf(&["lint", "--index", file.to_str().unwrap()]);
+    assert_eq!(code(&out), 2);
+}

@@ -1,0 +1,117 @@
+//! Within host limits at any budget: no `tools/call` result passes 1,000,000 bytes (desktop
+//! hosts refuse larger ones), while `structuredContent` stays the exact package; a package
+//! small enough to travel twice still comes back as its own text too.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use crate::common::{Server, dwp_registry, imprisonment_question, temp_dir};
+use serde_json::{Value, json};
+
+const LIMIT: usize = 1_000_000;
+
+fn call(server: &Server, tool: &str, arguments: Value) -> (usize, Value) {
+    let r = server.mcp(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}),
+        &[],
+    );
+    assert_eq!(r.status, 200, "{tool}");
+    (r.body.len(), r.json())
+}
+
+#[test]
+fn no_tool_result_passes_a_million_bytes_at_the_largest_budget() {
+    let dir = temp_dir("host-limits");
+    let registry = dwp_registry(&dir, "");
+    let server = Server::start(&["--registry", registry.to_str().unwrap()]);
+    let ask = json!({"bundle": "okf-dwp", "question": imprisonment_question(), "budget": {"max_bytes": 524_288}});
+    let http = server.ask(&ask);
+    assert_eq!(http.status, 200);
+    let package: Value = http.json();
+    let context_id = package["context_id"].as_str().unwrap().to_owned();
+    assert!(http.body.len() > 400_000, "a package near the budget");
+
+    let (size, reply) = call(&server, "ask_okf", ask.clone());
+    assert!(size <= LIMIT, "ask_okf result is {size} bytes");
+    let result = &reply["result"];
+    assert_eq!(result["structuredContent"], package, "the exact package");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    let shown: String = text.chars().take(300).collect();
+    assert!(text.len() < 2_000, "a note, not the package again: {shown}");
+    assert!(text.contains(&context_id), "{shown}");
+    assert!(text.contains("read_okf_evidence"), "{shown}");
+
+    let (size, reply) = call(
+        &server,
+        "okf_get_context",
+        json!({"context_id": context_id}),
+    );
+    assert!(size <= LIMIT, "okf_get_context result is {size} bytes");
+    assert_eq!(reply["result"]["structuredContent"], package);
+
+    let (size, reply) = call(
+        &server,
+        "okf_explain_context",
+        json!({"context_id": context_id}),
+    );
+    assert!(size <= LIMIT, "okf_explain_context result is {size} bytes");
+    assert_eq!(
+        reply["result"]["isError"], false,
+        "{}",
+        reply["result"]["content"]
+    );
+
+    let mut read = ask.clone();
+    read["context_id"] = json!(context_id);
+    read["section"] = json!("package");
+    read["delivery_bytes"] = json!(65_536);
+    let (size, _) = call(&server, "read_okf_evidence", read);
+    assert!(size <= LIMIT);
+    let mut manifest = ask;
+    manifest["delivery_bytes"] = json!(65_536);
+    let (size, _) = call(&server, "ask_okf_manifest", manifest);
+    assert!(size <= LIMIT);
+    server.stop();
+}
+
+#[test]
+fn a_package_that_fits_twice_is_also_its_own_text_block() {
+    let server = Server::start(&[]);
+    let ask = json!({"bundle": "example", "question": "How do I borrow books?"});
+    let http = server.ask(&ask);
+    let (_, reply) = call(&server, "ask_okf", ask);
+    assert_eq!(
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .as_bytes(),
+        &http.body[..]
+    );
+    server.stop();
+}
+
+#[test]
+fn the_part_of_the_tool_list_a_model_sees_stays_within_12000_bytes() {
+    // Names, descriptions and input schemas go into every conversation's context; the
+    // largest registry enums come from the DWP bundle plus the example.
+    let dir = temp_dir("host-limits-list");
+    let registry = dwp_registry(&dir, "");
+    let server = Server::start(&["--registry", registry.to_str().unwrap()]);
+    let r = server.mcp(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        &[],
+    );
+    let tools = r.json()["result"]["tools"].as_array().unwrap().clone();
+    let visible: usize = tools
+        .iter()
+        .map(|t| {
+            json!({"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]})
+                .to_string()
+                .len()
+        })
+        .sum();
+    assert!(tools.len() >= 7, "{} tools", tools.len());
+    assert!(
+        visible <= 12_000,
+        "the model-visible part is {visible} bytes"
+    );
+    server.stop();
+}
