@@ -190,7 +190,80 @@ pub(crate) fn build_from_document(
     units_per_shard: usize,
 ) -> Result<BuiltCorpus, Error> {
     let units_per_shard = units_per_shard.clamp(1, limits::MAX_SHARD_RECORDS as usize);
-    let document: okf_engine::model::IndexDocument = serde_json::from_value(Value::Object(
+    let document = index_head(doc)?;
+    let records = doc["records"].as_array().cloned().unwrap_or_default();
+    let assertions = doc["assertions"].as_array().cloned().unwrap_or_default();
+    let (units, base_records) = split_units(records)?;
+    let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let base_ref = write_base(doc, base_records, &mut files)?;
+    let written = write_units(&units, units_per_shard, &mut files)?;
+    let search_shards = write_buckets(
+        POSTINGS_V2,
+        "search",
+        "postings",
+        written.postings,
+        &mut files,
+    )?;
+    let adjacency_shards = write_buckets(
+        ADJACENCY_BUCKET,
+        "adjacency",
+        "entries",
+        adjacency_entries(&assertions)?,
+        &mut files,
+    )?;
+    let manifest = Manifest {
+        schema: CORPUS_V3.into(),
+        semantic_source_snapshot: document.bundle.snapshot.clone(),
+        bundle: document.bundle,
+        scope: document.scope,
+        limitations: document.limitations,
+        counts: Counts {
+            documents: 1,
+            pages: written.count,
+            nonempty_pages: written.count,
+            empty_pages: 0,
+            tokenless_pages: 0,
+        },
+        base_index: base_ref,
+        records: Inventory {
+            count: written.count,
+            shards: written.records,
+        },
+        search: Search {
+            tokenisation: TOKENISATION.into(),
+            bucket_algorithm: BUCKET_ALGORITHM.into(),
+            shards: search_shards,
+            ranking: Some(Ranking::Bm25.declaration()),
+            total_tokens: Some(written.totals),
+            alias_routes: None,
+        },
+        discovery: Some(Inventory {
+            count: written.count,
+            shards: written.cards,
+        }),
+        relationships: Some(Relationships {
+            schema: ADJACENCY_SCHEMA.into(),
+            bucket_algorithm: BUCKET_ALGORITHM.into(),
+            shards: adjacency_shards,
+        }),
+        extensions: None,
+    };
+    let manifest_value =
+        serde_json::to_value(&manifest).map_err(|e| Error::Build(e.to_string()))?;
+    let manifest_bytes = canonical(&manifest_value)?.into_bytes();
+    // The builder's output must pass the reader's own manifest rules.
+    Manifest::from_slice(&manifest_bytes)?;
+    Ok(BuiltCorpus {
+        files,
+        manifest,
+        manifest_bytes,
+    })
+}
+
+/// The index document without its records and assertions, typed: the bundle, scope and
+/// limitations the manifest copies.
+fn index_head(doc: &Value) -> Result<okf_engine::model::IndexDocument, Error> {
+    serde_json::from_value(Value::Object(
         doc.as_object()
             .map(|o| {
                 o.iter()
@@ -204,9 +277,12 @@ pub(crate) fn build_from_document(
             })
             .unwrap_or_default(),
     ))
-    .map_err(|e| Error::Build(format!("index head: {e}")))?;
-    let records = doc["records"].as_array().cloned().unwrap_or_default();
-    let assertions = doc["assertions"].as_array().cloned().unwrap_or_default();
+    .map_err(|e| Error::Build(format!("index head: {e}")))
+}
+
+/// Splits records into evidence units, sorted by id in code-unit order, and the records the
+/// base index keeps. Unit ids must be ASCII IRIs, since unit shards are ranged by id.
+fn split_units(records: Vec<Value>) -> Result<(Vec<Value>, Vec<Value>), Error> {
     let (mut units, base_records): (Vec<Value>, Vec<Value>) = records
         .into_iter()
         .partition(|r| r.get("kind").and_then(Value::as_str) == Some("evidence"));
@@ -219,8 +295,16 @@ pub(crate) fn build_from_document(
             )));
         }
     }
-    let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    Ok((units, base_records))
+}
 
+/// Writes the base index: the document with only its non-unit records and no assertions.
+/// Its size is checked by the manifest rules (its limit is not a shard's).
+fn write_base(
+    doc: &Value,
+    base_records: Vec<Value>,
+    files: &mut BTreeMap<String, Vec<u8>>,
+) -> Result<FileRef, Error> {
     let mut base = doc.clone();
     base["records"] = Value::Array(base_records);
     base["assertions"] = Value::Array(Vec::new());
@@ -234,12 +318,39 @@ pub(crate) fn build_from_document(
         decoded_sha256: None,
     };
     files.insert(base_ref.path.clone(), base_bytes);
+    Ok(base_ref)
+}
 
-    // Units, cards and postings.
-    let mut record_shards = Vec::new();
-    let mut card_shards = Vec::new();
-    let mut postings: BTreeMap<String, BTreeMap<String, Vec<[u64; 5]>>> = BTreeMap::new();
-    let (mut total_source, mut total_discovery) = (0u64, 0u64);
+/// Posting rows `[ordinal, source tf, source length, discovery tf, discovery length]` by
+/// bucket, then token.
+type Postings = BTreeMap<String, BTreeMap<String, Vec<[u64; 5]>>>;
+
+/// What writing the unit and card shards produced.
+struct WrittenUnits {
+    count: u64,
+    records: Vec<ShardRef>,
+    cards: Vec<ShardRef>,
+    postings: Postings,
+    totals: TotalTokens,
+}
+
+/// Writes the unit shards and their ordinal-aligned card shards, collecting the postings and
+/// the token totals of both fields.
+fn write_units(
+    units: &[Value],
+    units_per_shard: usize,
+    files: &mut BTreeMap<String, Vec<u8>>,
+) -> Result<WrittenUnits, Error> {
+    let mut written = WrittenUnits {
+        count: units.len() as u64,
+        records: Vec::new(),
+        cards: Vec::new(),
+        postings: BTreeMap::new(),
+        totals: TotalTokens {
+            source: 0,
+            discovery: 0,
+        },
+    };
     let prepared = units
         .iter()
         .map(|unit| {
@@ -257,29 +368,10 @@ pub(crate) fn build_from_document(
         let first_ordinal = span.start as u64;
         let mut cards = Vec::with_capacity(chunk.len());
         for (i, unit) in chunk.iter().enumerate() {
-            let ordinal = first_ordinal + i as u64;
             let Some((_, card, _)) = cards_by_unit.next() else {
                 return Err(Error::Build("a unit lost its discovery card".into()));
             };
-            let (stf, slen) = term_counts(unit.get("text").and_then(Value::as_str).unwrap_or(""));
-            let (dtf, dlen) = term_counts(&card_text(&card));
-            total_source += slen;
-            total_discovery += dlen;
-            let mut all: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
-            for (t, c) in &stf {
-                all.entry(t).or_default().0 = *c;
-            }
-            for (t, c) in &dtf {
-                all.entry(t).or_default().1 = *c;
-            }
-            for (t, (s, d)) in all {
-                postings
-                    .entry(bucket(t))
-                    .or_default()
-                    .entry(t.to_owned())
-                    .or_default()
-                    .push([ordinal, s, slen, d, dlen]);
-            }
+            written.post(first_ordinal + i as u64, unit, &card);
             cards.push(card);
         }
         let records_bytes = canonical(&json!({
@@ -292,43 +384,92 @@ pub(crate) fn build_from_document(
         .into_bytes();
         let r = file(format!("units/{n:05}.json"), &records_bytes)?;
         let c = file(format!("cards/{n:05}.json"), &cards_bytes)?;
-        let shard = |f: FileRef, ids: bool| ShardRef {
-            path: f.path,
-            bytes: f.bytes,
-            sha256: f.sha256,
-            encoding: None,
-            decoded_bytes: None,
-            decoded_sha256: None,
-            first_ordinal,
-            count: chunk.len() as u64,
-            first_id: ids
-                .then(|| chunk.first().map(|u| id_of(u).to_owned()))
-                .flatten(),
-            last_id: ids
-                .then(|| chunk.last().map(|u| id_of(u).to_owned()))
-                .flatten(),
-        };
-        record_shards.push(shard(r, true));
-        card_shards.push(shard(c, false));
+        written
+            .records
+            .push(shard_ref(r, first_ordinal, chunk, true));
+        written
+            .cards
+            .push(shard_ref(c, first_ordinal, chunk, false));
         files.insert(format!("units/{n:05}.json"), records_bytes);
         files.insert(format!("cards/{n:05}.json"), cards_bytes);
     }
+    Ok(written)
+}
 
-    let mut search_shards = BTreeMap::new();
+impl WrittenUnits {
+    /// Adds the postings of one unit and its card, and their lengths to the totals.
+    fn post(&mut self, ordinal: u64, unit: &Value, card: &Value) {
+        let (stf, slen) = term_counts(unit.get("text").and_then(Value::as_str).unwrap_or(""));
+        let (dtf, dlen) = term_counts(&card_text(card));
+        self.totals.source += slen;
+        self.totals.discovery += dlen;
+        let mut all: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+        for (t, c) in &stf {
+            all.entry(t).or_default().0 = *c;
+        }
+        for (t, c) in &dtf {
+            all.entry(t).or_default().1 = *c;
+        }
+        for (t, (s, d)) in all {
+            self.postings
+                .entry(bucket(t))
+                .or_default()
+                .entry(t.to_owned())
+                .or_default()
+                .push([ordinal, s, slen, d, dlen]);
+        }
+    }
+}
+
+/// The shard reference of a written unit or card shard holding `chunk`; unit shards also
+/// carry their id range.
+fn shard_ref(f: FileRef, first_ordinal: u64, chunk: &[Value], ids: bool) -> ShardRef {
+    ShardRef {
+        path: f.path,
+        bytes: f.bytes,
+        sha256: f.sha256,
+        encoding: None,
+        decoded_bytes: None,
+        decoded_sha256: None,
+        first_ordinal,
+        count: chunk.len() as u64,
+        first_id: ids
+            .then(|| chunk.first().map(|u| id_of(u).to_owned()))
+            .flatten(),
+        last_id: ids
+            .then(|| chunk.last().map(|u| id_of(u).to_owned()))
+            .flatten(),
+    }
+}
+
+/// Writes all 256 buckets `{dir}/{bucket}.json` as `{"schema": schema, key: contents}`, an
+/// absent bucket with empty contents.
+fn write_buckets<T: serde::Serialize + Default>(
+    schema: &str,
+    dir: &str,
+    key: &str,
+    mut contents: BTreeMap<String, T>,
+    files: &mut BTreeMap<String, Vec<u8>>,
+) -> Result<BTreeMap<String, FileRef>, Error> {
+    let mut shards = BTreeMap::new();
     for b in bucket_names() {
         let bytes = canonical(&json!({
-            "schema": POSTINGS_V2,
-            "postings": postings.remove(&b).unwrap_or_default(),
+            "schema": schema,
+            key: contents.remove(&b).unwrap_or_default(),
         }))?
         .into_bytes();
-        let f = file(format!("search/{b}.json"), &bytes)?;
+        let f = file(format!("{dir}/{b}.json"), &bytes)?;
         files.insert(f.path.clone(), bytes);
-        search_shards.insert(b, f);
+        shards.insert(b, f);
     }
+    Ok(shards)
+}
 
-    // Adjacency: every endpoint id with its outgoing and incoming assertions.
+/// Adjacency entries by bucket: every endpoint id, in code-unit order, with its outgoing and
+/// incoming assertions (each sorted by id) and their id commitments.
+fn adjacency_entries(assertions: &[Value]) -> Result<BTreeMap<String, Vec<Value>>, Error> {
     let mut entries: BTreeMap<String, Incident> = BTreeMap::new();
-    for a in &assertions {
+    for a in assertions {
         let s = a
             .get("source")
             .and_then(Value::as_str)
@@ -363,70 +504,7 @@ pub(crate) fn build_from_document(
         });
         buckets.entry(bucket(&id)).or_default().push(entry);
     }
-    let mut adjacency_shards = BTreeMap::new();
-    for b in bucket_names() {
-        let bytes = canonical(&json!({
-            "schema": ADJACENCY_BUCKET,
-            "entries": buckets.remove(&b).unwrap_or_default(),
-        }))?
-        .into_bytes();
-        let f = file(format!("adjacency/{b}.json"), &bytes)?;
-        files.insert(f.path.clone(), bytes);
-        adjacency_shards.insert(b, f);
-    }
-
-    let bundle = document.bundle.clone();
-    let count = units.len() as u64;
-    let manifest = Manifest {
-        schema: CORPUS_V3.into(),
-        semantic_source_snapshot: bundle.snapshot.clone(),
-        bundle,
-        scope: document.scope.clone(),
-        limitations: document.limitations.clone(),
-        counts: Counts {
-            documents: 1,
-            pages: count,
-            nonempty_pages: count,
-            empty_pages: 0,
-            tokenless_pages: 0,
-        },
-        base_index: base_ref,
-        records: Inventory {
-            count,
-            shards: record_shards,
-        },
-        search: Search {
-            tokenisation: TOKENISATION.into(),
-            bucket_algorithm: BUCKET_ALGORITHM.into(),
-            shards: search_shards,
-            ranking: Some(Ranking::Bm25.declaration()),
-            total_tokens: Some(TotalTokens {
-                source: total_source,
-                discovery: total_discovery,
-            }),
-            alias_routes: None,
-        },
-        discovery: Some(Inventory {
-            count,
-            shards: card_shards,
-        }),
-        relationships: Some(Relationships {
-            schema: ADJACENCY_SCHEMA.into(),
-            bucket_algorithm: BUCKET_ALGORITHM.into(),
-            shards: adjacency_shards,
-        }),
-        extensions: None,
-    };
-    let manifest_value =
-        serde_json::to_value(&manifest).map_err(|e| Error::Build(e.to_string()))?;
-    let manifest_bytes = canonical(&manifest_value)?.into_bytes();
-    // The builder's output must pass the reader's own manifest rules.
-    Manifest::from_slice(&manifest_bytes)?;
-    Ok(BuiltCorpus {
-        files,
-        manifest,
-        manifest_bytes,
-    })
+    Ok(buckets)
 }
 
 #[cfg(test)]

@@ -4,19 +4,18 @@
 
 use crate::build::{CARD_REFERENCE, INCIDENT_REFERENCE, card_text, term_counts};
 use crate::lexical::{
-    RETRIEVAL_LIMITS, guard_matched, load_base, load_records, rank, shard_for_id, shard_for_ordinal,
+    Found, References, assemble_package, cut_candidates, guard_matched, is_public, load_base,
+    load_records, rank, resolved_concepts, retrieval, shard_for_ordinal, split_question,
 };
 use crate::loader::{Fetcher, parse_json};
-use crate::manifest::{Ranking, ShardRef};
+use crate::manifest::{Manifest, Ranking, ShardRef};
 use crate::shards::{ADJACENCY_BUCKET, PostingsV2, Shard};
 use crate::working::{Added, Working, id_of};
-use crate::{Corpus, Error, limits, msg, score, split_query, tokens};
+use crate::{Corpus, Error, limits, msg, score, tokens};
 use okf_engine::canonical::{cmp_utf16, sha256_hex, to_canonical_string};
-use okf_engine::discovery::{
-    Candidate, Discovery, EvidenceSeed, METHOD_SOURCE_BOUND_BM25, Retrieval,
-};
+use okf_engine::discovery::{Candidate, Discovery, EvidenceSeed, METHOD_SOURCE_BOUND_BM25};
 use okf_engine::model::SUPPORTED_PREDICATES;
-use okf_engine::{AssembleOptions, Assembled, Binding, Budget, assemble_with_discovery, resolve};
+use okf_engine::{Assembled, Binding, Budget};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::cmp::Ordering;
@@ -155,6 +154,51 @@ struct Scored {
     rows: Vec<(String, u64, u64)>,
 }
 
+impl Scored {
+    /// The seed reason of an admitted unit: which card led here, with what scores.
+    fn reason(&self, ranking: Ranking, card_id: &str) -> String {
+        let weighted = match ranking {
+            Ranking::Bm25 => String::new(),
+            Ranking::Bm25Weighted => format!(" Ranked by the declared {}.", ranking.id()),
+        };
+        format!(
+            "Discovery card {card_id} led here: source BM25 {} for {}; discovery BM25 {} for {}.{weighted} The card is neither evidence nor a resolved concept.",
+            self.source,
+            words(&self.matched_source),
+            self.discovery,
+            words(&self.matched_discovery),
+        )
+    }
+
+    /// Matched tokens: those of the source field, then the discovery field's others.
+    fn matched(&self) -> Vec<String> {
+        let mut matched = self.matched_source.clone();
+        for t in &self.matched_discovery {
+            if !matched.contains(t) {
+                matched.push(t.clone());
+            }
+        }
+        matched
+    }
+
+    /// The `discovery.candidates` entry of an admitted unit: its card reference and scores.
+    fn card_entry(&self, card: &Value, card_sha: &str, id: &str, ordinal: u64) -> Value {
+        json!({
+            "card": {
+                "schema": CARD_REFERENCE,
+                "id": id_of(card),
+                "evidence_id": id,
+                "card_sha256": card_sha,
+                "ordinal": ordinal,
+            },
+            "source_score": self.source,
+            "discovery_score": self.discovery,
+            "matched_source": self.matched_source,
+            "matched_discovery": self.matched_discovery,
+        })
+    }
+}
+
 struct State<'c, 'f> {
     corpus: &'c Corpus,
     fetch: &'f mut Fetcher<'c>,
@@ -164,56 +208,32 @@ struct State<'c, 'f> {
     best_depth: HashMap<String, u64>,
     inspected: BTreeSet<String>,
     incidents: Vec<Value>,
-    attempts: u64,
-    examined: u64,
-    referenced: Vec<String>,
+    refs: References,
     exhausted: bool,
 }
 
-impl State<'_, '_> {
-    fn load_unit(&mut self, id: &str) -> Result<bool, Error> {
-        if self.work.has_record(id) {
-            return Ok(true);
-        }
-        if self.attempts >= limits::REFERENCED_RECORDS {
-            self.fetch.omit(
-                "referenced_record_budget",
-                msg::REFERENCED_RECORD_BUDGET,
-                vec![id.to_owned()],
-            );
-            return Ok(false);
-        }
-        self.attempts += 1;
-        let shards = &self.corpus.manifest.records.shards;
-        let Some(shard_ref) = shard_for_id(shards, id) else {
-            self.fetch.omit(
-                "referenced_record_missing",
-                msg::REFERENCED_RECORD_MISSING,
-                vec![id.to_owned()],
-            );
-            return Ok(false);
-        };
-        let Some(shard) = load_records(self.fetch, shard_ref)? else {
-            return Ok(false);
-        };
-        let Some(record) = shard.find(id)? else {
-            self.fetch.omit(
-                "referenced_record_missing",
-                msg::REFERENCED_RECORD_MISSING,
-                vec![id.to_owned()],
-            );
-            return Ok(false);
-        };
-        if self.work.add_record(record.clone())? == Added::OverBudget {
-            self.fetch.omit(
-                "retrieval_index_budget",
-                msg::INDEX_BUDGET,
-                vec![id.to_owned()],
-            );
-            return Ok(false);
-        }
-        self.referenced.push(id.to_owned());
-        Ok(true)
+impl<'c, 'f> State<'c, 'f> {
+    /// Expansion state over `work`, with the question's resolved concepts.
+    fn new(
+        corpus: &'c Corpus,
+        fetch: &'f mut Fetcher<'c>,
+        work: Working,
+        question: &str,
+        max_depth: u64,
+    ) -> Result<Self, Error> {
+        let resolved = resolved_concepts(&work, question)?;
+        Ok(State {
+            corpus,
+            fetch,
+            work,
+            resolved,
+            max_depth,
+            best_depth: HashMap::new(),
+            inspected: BTreeSet::new(),
+            incidents: Vec::new(),
+            refs: References::default(),
+            exhausted: false,
+        })
     }
 
     fn adjacency(&mut self, id: &str) -> Result<Option<AdjacencyEntry>, Error> {
@@ -260,23 +280,17 @@ impl State<'_, '_> {
                 continue;
             }
             self.best_depth.insert(id.clone(), depth);
-            if !self.load_unit(&id)? {
-                continue;
-            }
-            let public = self
-                .work
-                .record(&id)
-                .and_then(|r| r.get("access"))
-                .and_then(Value::as_str)
-                == Some("public");
-            if !public {
+            let shards = &self.corpus.manifest.records.shards;
+            if !self.refs.load(shards, self.fetch, &mut self.work, &id)?
+                || !is_public(&self.work, &id)
+            {
                 continue;
             }
             let Some(entry) = self.adjacency(&id)? else {
                 continue;
             };
             for edge in entry.outgoing {
-                if self.examined >= limits::EXAMINED_RELATIONSHIPS {
+                if self.refs.examined >= limits::EXAMINED_RELATIONSHIPS {
                     self.fetch.omit(
                         "referenced_relationship_budget",
                         msg::REFERENCED_RELATIONSHIP_BUDGET,
@@ -285,7 +299,7 @@ impl State<'_, '_> {
                     self.exhausted = true;
                     return Ok(());
                 }
-                self.examined += 1;
+                self.refs.examined += 1;
                 let edge_id = id_of(&edge).to_owned();
                 let predicate = edge.get("predicate").and_then(Value::as_str).unwrap_or("");
                 let supported = SUPPORTED_PREDICATES.contains(&predicate);
@@ -396,6 +410,8 @@ fn verify_card(path: &str, card: &Value, unit: &Value, scored: &Scored) -> Resul
     Ok(())
 }
 
+/// Answers `question` from a v3 corpus (spec §3.12): BM25 ranking over units and cards,
+/// admission in the declared order with expansion over committed adjacency, then assembly.
 pub(crate) fn assemble<'c>(
     corpus: &'c Corpus,
     fetch: &mut Fetcher<'c>,
@@ -406,8 +422,59 @@ pub(crate) fn assemble<'c>(
     let m = &corpus.manifest;
     let ranking = m.ranking()?;
     let base = load_base(corpus, fetch)?;
-    let base_obj = base.as_object();
-    let base_ok = base_obj.is_some_and(|o| {
+    check_base(&m.base_index.path, &base)?;
+    let sentence = match ranking {
+        Ranking::Bm25 => BM25_SENTENCE,
+        Ranking::Bm25Weighted => BM25_WEIGHTED_SENTENCE,
+    };
+    let work = Working::new(
+        &base,
+        m,
+        &[CARD_SENTENCE, sentence],
+        Some(limits::WORKING_RECORDS),
+        &m.base_index.path,
+    )?;
+    let (query, omitted) = split_question(fetch, question);
+    let scored = score_postings(m, fetch, &query)?;
+    let (ranked, candidate_count) = rank_candidates(&scored, ranking, fetch);
+
+    let mut state = State::new(corpus, fetch, work, question, budget.max_depth)?;
+    let out = state.admit_ranked(&scored, ranking, &ranked)?;
+
+    let index = state.work.index()?;
+    let units = state.refs.units_json(&m.schema)?;
+    let discovery = discovery_json(ranking, &out.discovery, &state.incidents)?;
+    let found = Found {
+        query,
+        omitted,
+        candidate_count,
+        candidates: out.candidates,
+    };
+    let retrieval = retrieval(
+        METHOD_SOURCE_BOUND_BM25,
+        m,
+        state.fetch,
+        found,
+        Some(units),
+        Some(discovery),
+    );
+    assemble_package(
+        &index,
+        question,
+        budget,
+        binding,
+        true,
+        &Discovery {
+            seeds: out.seeds,
+            retrieval,
+        },
+    )
+}
+
+/// Checks that a v3 base index holds only concept and scope records and no assertions: every
+/// unit and edge is reached through the verified shards.
+fn check_base(path: &str, base: &Value) -> Result<(), Error> {
+    let base_ok = base.as_object().is_some_and(|o| {
         o.get("assertions")
             .and_then(Value::as_array)
             .is_some_and(Vec::is_empty)
@@ -422,26 +489,21 @@ pub(crate) fn assemble<'c>(
     });
     if !base_ok {
         return Err(Error::shard(
-            &m.base_index.path,
+            path,
             "$",
             "a v3 base index holds only concept and scope records and no assertions",
         ));
     }
-    let sentence = match ranking {
-        Ranking::Bm25 => BM25_SENTENCE,
-        Ranking::Bm25Weighted => BM25_WEIGHTED_SENTENCE,
-    };
-    let work = Working::new(
-        &base,
-        m,
-        &[CARD_SENTENCE, sentence],
-        Some(limits::WORKING_RECORDS),
-        &m.base_index.path,
-    )?;
-    let (query, omitted) = split_query(tokens::query_tokens(question));
-    if !omitted.is_empty() {
-        fetch.omit("retrieval_query_budget", msg::QUERY_BUDGET, Vec::new());
-    }
+    Ok(())
+}
+
+/// Two-field BM25 per ordinal from the posting buckets of the query, within the posting-row
+/// and ranking allowances (each cut recorded once per token).
+fn score_postings(
+    m: &Manifest,
+    fetch: &mut Fetcher<'_>,
+    query: &[String],
+) -> Result<BTreeMap<u64, Scored>, Error> {
     let n = m.records.count;
     let totals = m
         .search
@@ -449,11 +511,9 @@ pub(crate) fn assemble<'c>(
         .as_ref()
         .map(|t| (t.source, t.discovery))
         .unwrap_or((0, 0));
-
-    // Rank.
     let mut scored: BTreeMap<u64, Scored> = BTreeMap::new();
     let mut rows_seen = 0u64;
-    for token in &query {
+    for token in query {
         let Some(r) = m.search.shards.get(&tokens::bucket(token)) else {
             continue;
         };
@@ -500,6 +560,16 @@ pub(crate) fn assemble<'c>(
             }
         }
     }
+    Ok(scored)
+}
+
+/// Ranks the scored units by `source + weight × discovery` and keeps the candidate allowance;
+/// the cut only concerns candidates. Returns the ranking and the count before the cut.
+fn rank_candidates(
+    scored: &BTreeMap<u64, Scored>,
+    ranking: Ranking,
+    fetch: &mut Fetcher<'_>,
+) -> (Vec<(u64, u64, Vec<String>)>, u64) {
     let weight = ranking.discovery_weight();
     let mut ranked = rank(
         scored
@@ -507,67 +577,77 @@ pub(crate) fn assemble<'c>(
             .map(|(&o, s)| (o, (s.source + weight * s.discovery, Vec::new())))
             .collect(),
     );
-    let candidate_count = ranked.len() as u64;
-    if ranked.len() > limits::CANDIDATES {
-        ranked.truncate(limits::CANDIDATES);
-        fetch.candidate_phase = true;
-        fetch.omit(
-            "retrieval_candidate_budget",
-            msg::CANDIDATE_BUDGET,
-            Vec::new(),
-        );
-        fetch.candidate_phase = false;
+    fetch.candidate_phase = true;
+    let candidate_count = cut_candidates(&mut ranked, fetch);
+    fetch.candidate_phase = false;
+    (ranked, candidate_count)
+}
+
+impl State<'_, '_> {
+    /// Admits the ranked candidates in the declared order: the lexical anchor, then (weighted
+    /// ranking) the anchor's dependencies, the resolved concepts' paths, the other candidates,
+    /// and last the paths from every admitted unit.
+    fn admit_ranked(
+        &mut self,
+        scored: &BTreeMap<u64, Scored>,
+        ranking: Ranking,
+        ranked: &[(u64, u64, Vec<String>)],
+    ) -> Result<Admitted, Error> {
+        let concepts: Vec<String> = self.resolved.iter().cloned().collect();
+        let mut out = Admitted::default();
+        let (anchor, rest) = ranked
+            .split_first()
+            .map_or((None, &[][..]), |(a, r)| (Some(a), r));
+        if let Some((o, total, _)) = anchor {
+            self.admit_candidate(&mut out, scored, ranking, *o, *total)?;
+        }
+        let anchor_seed: Vec<String> = out.seeds.iter().map(|s| s.id.clone()).collect();
+        if ranking == Ranking::Bm25Weighted {
+            self.expand(&anchor_seed)?;
+        }
+        self.expand(&concepts)?;
+        for (o, total, _) in rest {
+            self.admit_candidate(&mut out, scored, ranking, *o, *total)?;
+        }
+        let lexical: Vec<String> = out.seeds.iter().map(|s| s.id.clone()).collect();
+        self.expand(&lexical)?;
+        Ok(out)
     }
 
-    let mut state = State {
-        corpus,
-        fetch,
-        work,
-        resolved: BTreeSet::new(),
-        max_depth: budget.max_depth,
-        best_depth: HashMap::new(),
-        inspected: BTreeSet::new(),
-        incidents: Vec::new(),
-        attempts: 0,
-        examined: 0,
-        referenced: Vec::new(),
-        exhausted: false,
-    };
-    let base_index = state.work.index()?;
-    let resolution = resolve(&base_index, question);
-    let doc = base_index.document();
-    state.resolved = resolution
-        .concepts
-        .iter()
-        .map(|c| doc.records[c.record as usize].id.clone())
-        .collect();
-    let concepts: Vec<String> = state.resolved.iter().cloned().collect();
+    /// [`State::admit`] with omissions marked as concerning lexical candidates only.
+    fn admit_candidate(
+        &mut self,
+        out: &mut Admitted,
+        scored: &BTreeMap<u64, Scored>,
+        ranking: Ranking,
+        ordinal: u64,
+        total: u64,
+    ) -> Result<(), Error> {
+        self.fetch.candidate_phase = true;
+        let admitted = self.admit(out, scored, ranking, ordinal, total);
+        self.fetch.candidate_phase = false;
+        admitted
+    }
 
-    let mut out = Admitted::default();
-    let admit = |state: &mut State<'_, '_>,
-                 out: &mut Admitted,
-                 ordinal: u64,
-                 total: u64|
-     -> Result<(), Error> {
+    /// Admits one ranked unit (spec §3.12 "v3 unit admission"): loads its unit and card,
+    /// verifies the card against the unit and its postings, and adds a public unit to the
+    /// working index and to `out`.
+    fn admit(
+        &mut self,
+        out: &mut Admitted,
+        scored: &BTreeMap<u64, Scored>,
+        ranking: Ranking,
+        ordinal: u64,
+        total: u64,
+    ) -> Result<(), Error> {
         let Some(s) = scored.get(&ordinal) else {
             return Ok(());
         };
-        let (Some(unit_ref), Some(card_ref)) = (
-            shard_for_ordinal(&m.records.shards, ordinal),
-            m.discovery
-                .as_ref()
-                .and_then(|d| shard_for_ordinal(&d.shards, ordinal)),
-        ) else {
-            return Err(Error::shard(
-                "records",
-                "ordinal",
-                format!("ordinal {ordinal} is in no shard"),
-            ));
-        };
-        let Some(units) = load_records(state.fetch, unit_ref)? else {
+        let (unit_ref, card_ref) = candidate_shards(&self.corpus.manifest, ordinal)?;
+        let Some(units) = load_records(self.fetch, unit_ref)? else {
             return Ok(());
         };
-        let Some(cards) = load_cards(state.fetch, card_ref)? else {
+        let Some(cards) = load_cards(self.fetch, card_ref)? else {
             return Ok(());
         };
         let (Some(unit), Some(card)) = (units.at(ordinal)?, cards.at(ordinal)?) else {
@@ -580,143 +660,72 @@ pub(crate) fn assemble<'c>(
         verify_card(&card_ref.path, card, unit, s)?;
         let id = id_of(unit).to_owned();
         if unit.get("access").and_then(Value::as_str) != Some("public") {
-            state
-                .fetch
+            self.fetch
                 .omit("restricted_record", msg::RESTRICTED_RECORD, vec![id]);
             return Ok(());
         }
-        if state.work.add_record(unit.clone())? == Added::OverBudget {
-            state
-                .fetch
+        if self.work.add_record(unit.clone())? == Added::OverBudget {
+            self.fetch
                 .omit("retrieval_index_budget", msg::INDEX_BUDGET, vec![id]);
             return Ok(());
         }
         let card_sha = to_canonical_string(card)
             .map(|c| sha256_hex(c.as_bytes()))
             .map_err(|e| Error::shard(&card_ref.path, id_of(card), e.to_string()))?;
-        let weighted = match ranking {
-            Ranking::Bm25 => String::new(),
-            Ranking::Bm25Weighted => format!(" Ranked by the declared {}.", ranking.id()),
-        };
         out.seeds.push(EvidenceSeed {
             id: id.clone(),
-            reason: format!(
-                "Discovery card {} led here: source BM25 {} for {}; discovery BM25 {} for {}.{weighted} The card is neither evidence nor a resolved concept.",
-                id_of(card),
-                s.source,
-                words(&s.matched_source),
-                s.discovery,
-                words(&s.matched_discovery),
-            ),
+            reason: s.reason(ranking, id_of(card)),
         });
-        let mut matched = s.matched_source.clone();
-        for t in &s.matched_discovery {
-            if !matched.contains(t) {
-                matched.push(t.clone());
-            }
-        }
         out.candidates.push(Candidate {
             id: id.clone(),
             score: total,
-            matched,
+            matched: s.matched(),
         });
-        out.discovery.push(json!({
-            "card": {
-                "schema": CARD_REFERENCE,
-                "id": id_of(card),
-                "evidence_id": id,
-                "card_sha256": card_sha,
-                "ordinal": ordinal,
-            },
-            "source_score": s.source,
-            "discovery_score": s.discovery,
-            "matched_source": s.matched_source,
-            "matched_discovery": s.matched_discovery,
-        }));
+        out.discovery
+            .push(s.card_entry(card, &card_sha, &id, ordinal));
         Ok(())
+    }
+}
+
+/// The unit shard and the card shard holding `ordinal`.
+fn candidate_shards(m: &Manifest, ordinal: u64) -> Result<(&ShardRef, &ShardRef), Error> {
+    let (Some(unit_ref), Some(card_ref)) = (
+        shard_for_ordinal(&m.records.shards, ordinal),
+        m.discovery
+            .as_ref()
+            .and_then(|d| shard_for_ordinal(&d.shards, ordinal)),
+    ) else {
+        return Err(Error::shard(
+            "records",
+            "ordinal",
+            format!("ordinal {ordinal} is in no shard"),
+        ));
     };
+    Ok((unit_ref, card_ref))
+}
 
-    let (anchor, rest) = ranked
-        .split_first()
-        .map_or((None, &[][..]), |(a, r)| (Some(a), r));
-    if let Some((o, total, _)) = anchor {
-        state.fetch.candidate_phase = true;
-        let admitted = admit(&mut state, &mut out, *o, *total);
-        state.fetch.candidate_phase = false;
-        admitted?;
-    }
-    let anchor_seed: Vec<String> = out.seeds.iter().map(|s| s.id.clone()).collect();
-    if ranking == Ranking::Bm25Weighted {
-        state.expand(&anchor_seed)?;
-    }
-    state.expand(&concepts)?;
-    for (o, total, _) in rest {
-        state.fetch.candidate_phase = true;
-        let admitted = admit(&mut state, &mut out, *o, *total);
-        state.fetch.candidate_phase = false;
-        admitted?;
-    }
-    let lexical: Vec<String> = out.seeds.iter().map(|s| s.id.clone()).collect();
-    state.expand(&lexical)?;
-
-    let index = state.work.index()?;
-    let units = to_canonical_string(&json!({
-        "corpus_schema": m.schema,
-        "referenced_records": state.referenced,
-        "examined_relationships": state.examined,
-        "limits": {
-            "referenced_records": limits::REFERENCED_RECORDS,
-            "examined_relationships": limits::EXAMINED_RELATIONSHIPS,
-        },
-    }))
-    .map_err(|e| Error::manifest("units", e.to_string()))?;
-    let discovery = to_canonical_string(&json!({
+/// The canonical JSON of the retrieval record's `discovery` object.
+fn discovery_json(
+    ranking: Ranking,
+    candidates: &[Value],
+    adjacency: &[Value],
+) -> Result<String, Error> {
+    let admission_order = match ranking {
+        Ranking::Bm25 => ORDER_V1,
+        Ranking::Bm25Weighted => ORDER_V2,
+    };
+    to_canonical_string(&json!({
         "ranking": ranking.id(),
         "limits": {
             "posting_rows": limits::POSTING_ROWS,
             "ranking_records": limits::RANKING_RECORDS,
             "path_prefixes": limits::PATH_PREFIXES,
         },
-        "candidates": out.discovery,
-        "adjacency": state.incidents,
-        "admission_order": match ranking { Ranking::Bm25 => ORDER_V1, Ranking::Bm25Weighted => ORDER_V2 },
+        "candidates": candidates,
+        "adjacency": adjacency,
+        "admission_order": admission_order,
     }))
-    .map_err(|e| Error::manifest("discovery", e.to_string()))?;
-    let fetch = state.fetch;
-    let retrieval = Retrieval {
-        method: METHOD_SOURCE_BOUND_BM25,
-        corpus_records: n,
-        corpus_pages: m.counts.pages,
-        empty_pages: m.counts.empty_pages,
-        query_tokens: query,
-        omitted_query_tokens: omitted,
-        candidate_count,
-        candidates: out.candidates,
-        fetched_files: fetch.files,
-        fetched_bytes: fetch.fetched_bytes,
-        decoded_bytes: fetch.decoded_bytes,
-        limits: RETRIEVAL_LIMITS,
-        truncated: fetch.truncated,
-        omissions: fetch.omissions(),
-        budget_omissions: fetch.budget_omissions(),
-        units_json: Some(units),
-        discovery_json: Some(discovery),
-    };
-    let options = AssembleOptions {
-        group_issues: true,
-        ..AssembleOptions::default()
-    };
-    Ok(assemble_with_discovery(
-        &index,
-        question,
-        budget,
-        Some(binding),
-        &options,
-        &Discovery {
-            seeds: out.seeds,
-            retrieval,
-        },
-    )?)
+    .map_err(|e| Error::manifest("discovery", e.to_string()))
 }
 
 /// What admission produced, in admission order.

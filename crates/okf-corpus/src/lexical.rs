@@ -1,8 +1,10 @@
 //! Corpus v1/v2 assembly (spec §3.12): integer IDF ranking over posting buckets, admission of
 //! the top candidates, and (v2) breadth-first loading of referenced units.
+//! Also the steps v3 assembly shares: loading the base index and shards, query splitting,
+//! the candidate cut, referenced-unit loading, and the retrieval record.
 
 use crate::loader::{Fetcher, parse_json};
-use crate::manifest::{ShardRef, Version};
+use crate::manifest::{Manifest, ShardRef, Version};
 use crate::shards::{PostingsV1, Shard};
 use crate::working::{Added, Working, id_of};
 use crate::{Corpus, Error, limits, msg, score, split_query, tokens};
@@ -11,7 +13,9 @@ use okf_engine::discovery::{
     Candidate, Discovery, EvidenceSeed, METHOD_INDEXED_LEXICAL, Retrieval, RetrievalLimits,
 };
 use okf_engine::model::SUPPORTED_PREDICATES;
-use okf_engine::{AssembleOptions, Assembled, Binding, Budget, assemble_with_discovery, resolve};
+use okf_engine::{
+    AssembleOptions, Assembled, Binding, Budget, ContextIndex, assemble_with_discovery, resolve,
+};
 use serde_json::{Value, json};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -74,6 +78,110 @@ pub(crate) fn rank(scores: BTreeMap<u64, (u64, Vec<String>)>) -> Vec<(u64, u64, 
     ranked
 }
 
+/// The question's query tokens and the tokens left out of ranking, recording the omission.
+pub(crate) fn split_question(
+    fetch: &mut Fetcher<'_>,
+    question: &str,
+) -> (Vec<String>, Vec<String>) {
+    let (query, omitted) = split_query(tokens::query_tokens(question));
+    if !omitted.is_empty() {
+        fetch.omit("retrieval_query_budget", msg::QUERY_BUDGET, Vec::new());
+    }
+    (query, omitted)
+}
+
+/// Keeps the candidate allowance of a ranking, recording the cut; returns the count before it.
+pub(crate) fn cut_candidates(
+    ranked: &mut Vec<(u64, u64, Vec<String>)>,
+    fetch: &mut Fetcher<'_>,
+) -> u64 {
+    let candidate_count = ranked.len() as u64;
+    if ranked.len() > limits::CANDIDATES {
+        ranked.truncate(limits::CANDIDATES);
+        fetch.omit(
+            "retrieval_candidate_budget",
+            msg::CANDIDATE_BUDGET,
+            Vec::new(),
+        );
+    }
+    candidate_count
+}
+
+/// Ids of the concepts the question resolves to in the working index as it stands.
+pub(crate) fn resolved_concepts(work: &Working, question: &str) -> Result<BTreeSet<String>, Error> {
+    let index = work.index()?;
+    let resolution = resolve(&index, question);
+    let doc = index.document();
+    Ok(resolution
+        .concepts
+        .iter()
+        .map(|c| doc.records[c.record as usize].id.clone())
+        .collect())
+}
+
+/// What a question's ranking and admission found, for its retrieval record.
+pub(crate) struct Found {
+    pub query: Vec<String>,
+    pub omitted: Vec<String>,
+    pub candidate_count: u64,
+    pub candidates: Vec<Candidate>,
+}
+
+/// The retrieval record of a call: what was found, and what the fetcher read and omitted.
+pub(crate) fn retrieval(
+    method: &'static str,
+    m: &Manifest,
+    fetch: &Fetcher<'_>,
+    found: Found,
+    units_json: Option<String>,
+    discovery_json: Option<String>,
+) -> Retrieval {
+    Retrieval {
+        method,
+        corpus_records: m.records.count,
+        corpus_pages: m.counts.pages,
+        empty_pages: m.counts.empty_pages,
+        query_tokens: found.query,
+        omitted_query_tokens: found.omitted,
+        candidate_count: found.candidate_count,
+        candidates: found.candidates,
+        fetched_files: fetch.files,
+        fetched_bytes: fetch.fetched_bytes,
+        decoded_bytes: fetch.decoded_bytes,
+        limits: RETRIEVAL_LIMITS,
+        truncated: fetch.truncated,
+        omissions: fetch.omissions(),
+        budget_omissions: fetch.budget_omissions(),
+        units_json,
+        discovery_json,
+    }
+}
+
+/// Assembles the package from the working index and what retrieval found.
+pub(crate) fn assemble_package(
+    index: &ContextIndex,
+    question: &str,
+    budget: &Budget,
+    binding: &Binding,
+    group_issues: bool,
+    discovery: &Discovery,
+) -> Result<Assembled, Error> {
+    let options = AssembleOptions {
+        group_issues,
+        ..AssembleOptions::default()
+    };
+    Ok(assemble_with_discovery(
+        index,
+        question,
+        budget,
+        Some(binding),
+        &options,
+        discovery,
+    )?)
+}
+
+/// Answers `question` from a v1 or v2 corpus (spec §3.12): integer IDF ranking, admission of
+/// the top candidates, (v2) reference loading, then assembly.
 pub(crate) fn assemble(
     corpus: &Corpus,
     fetch: &mut Fetcher<'_>,
@@ -92,14 +200,48 @@ pub(crate) fn assemble(
         max_records,
         &m.base_index.path,
     )?;
-    let (query, omitted) = split_query(tokens::query_tokens(question));
-    if !omitted.is_empty() {
-        fetch.omit("retrieval_query_budget", msg::QUERY_BUDGET, Vec::new());
-    }
+    let (query, omitted) = split_question(fetch, question);
+    let mut ranked = rank(score_idf(m, fetch, &query)?);
+    fetch.candidate_phase = true;
+    let candidate_count = cut_candidates(&mut ranked, fetch);
+    let (seeds, candidates) = admit_candidates(m, fetch, &mut work, version, ranked)?;
+    fetch.candidate_phase = false;
+    let units = if version == Version::V2 {
+        let seed_ids: Vec<String> = seeds.iter().map(|s| s.id.clone()).collect();
+        Some(load_references(
+            corpus, fetch, &mut work, question, budget, &seed_ids,
+        )?)
+    } else {
+        None
+    };
 
+    let index = work.index()?;
+    let found = Found {
+        query,
+        omitted,
+        candidate_count,
+        candidates,
+    };
+    let retrieval = retrieval(METHOD_INDEXED_LEXICAL, m, fetch, found, units, None);
+    assemble_package(
+        &index,
+        question,
+        budget,
+        binding,
+        version != Version::V1,
+        &Discovery { seeds, retrieval },
+    )
+}
+
+/// Integer IDF points and matched tokens per ordinal, from the posting buckets of the query.
+fn score_idf(
+    m: &Manifest,
+    fetch: &mut Fetcher<'_>,
+    query: &[String],
+) -> Result<BTreeMap<u64, (u64, Vec<String>)>, Error> {
     let n = m.records.count;
     let mut scores: BTreeMap<u64, (u64, Vec<String>)> = BTreeMap::new();
-    for token in &query {
+    for token in query {
         let Some(r) = m.search.shards.get(&tokens::bucket(token)) else {
             continue;
         };
@@ -118,18 +260,18 @@ pub(crate) fn assemble(
             entry.1.push(token.clone());
         }
     }
-    let mut ranked = rank(scores);
-    let candidate_count = ranked.len() as u64;
-    fetch.candidate_phase = true;
-    if ranked.len() > limits::CANDIDATES {
-        ranked.truncate(limits::CANDIDATES);
-        fetch.omit(
-            "retrieval_candidate_budget",
-            msg::CANDIDATE_BUDGET,
-            Vec::new(),
-        );
-    }
+    Ok(scores)
+}
 
+/// Admits the ranked candidates into the working index, in rank order: their seeds and
+/// candidate entries.
+fn admit_candidates(
+    m: &Manifest,
+    fetch: &mut Fetcher<'_>,
+    work: &mut Working,
+    version: Version,
+    ranked: Vec<(u64, u64, Vec<String>)>,
+) -> Result<(Vec<EvidenceSeed>, Vec<Candidate>), Error> {
     let whole = if version == Version::V1 {
         "page"
     } else {
@@ -138,32 +280,11 @@ pub(crate) fn assemble(
     let mut seeds = Vec::new();
     let mut candidates = Vec::new();
     for (ordinal, points, matched) in ranked {
-        let Some(shard_ref) = shard_for_ordinal(&m.records.shards, ordinal) else {
-            return Err(Error::shard(
-                "records",
-                "ordinal",
-                format!("ordinal {ordinal} is in no record shard"),
-            ));
-        };
-        let Some(shard) = load_records(fetch, shard_ref)? else {
+        let Some(record) = candidate_record(m, fetch, ordinal)? else {
             continue;
         };
-        let Some(record) = shard.at(ordinal)? else {
-            return Err(Error::shard(
-                &shard_ref.path,
-                "records",
-                format!("ordinal {ordinal} is not in the shard"),
-            ));
-        };
-        if record.get("kind").and_then(Value::as_str) != Some("evidence") {
-            return Err(Error::shard(
-                &shard_ref.path,
-                format!("records[{}]", ordinal - shard.first_ordinal),
-                "lexical candidates must be evidence records",
-            ));
-        }
-        let id = id_of(record).to_owned();
-        if work.add_record(record.clone())? == Added::OverBudget {
+        let id = id_of(&record).to_owned();
+        if work.add_record(record)? == Added::OverBudget {
             fetch.omit("retrieval_index_budget", msg::INDEX_BUDGET, vec![id]);
             continue;
         }
@@ -180,49 +301,40 @@ pub(crate) fn assemble(
             matched,
         });
     }
+    Ok((seeds, candidates))
+}
 
-    fetch.candidate_phase = false;
-    let units = if version == Version::V2 {
-        let seed_ids: Vec<String> = seeds.iter().map(|s| s.id.clone()).collect();
-        Some(load_references(
-            corpus, fetch, &mut work, question, budget, &seed_ids,
-        )?)
-    } else {
-        None
+/// The evidence record at a candidate's ordinal, or `None` when the allowance denies its shard.
+fn candidate_record(
+    m: &Manifest,
+    fetch: &mut Fetcher<'_>,
+    ordinal: u64,
+) -> Result<Option<Value>, Error> {
+    let Some(shard_ref) = shard_for_ordinal(&m.records.shards, ordinal) else {
+        return Err(Error::shard(
+            "records",
+            "ordinal",
+            format!("ordinal {ordinal} is in no record shard"),
+        ));
     };
-
-    let index = work.index()?;
-    let retrieval = Retrieval {
-        method: METHOD_INDEXED_LEXICAL,
-        corpus_records: n,
-        corpus_pages: m.counts.pages,
-        empty_pages: m.counts.empty_pages,
-        query_tokens: query,
-        omitted_query_tokens: omitted,
-        candidate_count,
-        candidates,
-        fetched_files: fetch.files,
-        fetched_bytes: fetch.fetched_bytes,
-        decoded_bytes: fetch.decoded_bytes,
-        limits: RETRIEVAL_LIMITS,
-        truncated: fetch.truncated,
-        omissions: fetch.omissions(),
-        budget_omissions: fetch.budget_omissions(),
-        units_json: units,
-        discovery_json: None,
+    let Some(shard) = load_records(fetch, shard_ref)? else {
+        return Ok(None);
     };
-    let options = AssembleOptions {
-        group_issues: version != Version::V1,
-        ..AssembleOptions::default()
+    let Some(record) = shard.at(ordinal)? else {
+        return Err(Error::shard(
+            &shard_ref.path,
+            "records",
+            format!("ordinal {ordinal} is not in the shard"),
+        ));
     };
-    Ok(assemble_with_discovery(
-        &index,
-        question,
-        budget,
-        Some(binding),
-        &options,
-        &Discovery { seeds, retrieval },
-    )?)
+    if record.get("kind").and_then(Value::as_str) != Some("evidence") {
+        return Err(Error::shard(
+            &shard_ref.path,
+            format!("records[{}]", ordinal - shard.first_ordinal),
+            "lexical candidates must be evidence records",
+        ));
+    }
+    Ok(Some(record.clone()))
 }
 
 /// The guard decision of an assertion: `true` when unguarded or every `when_all` id is a
@@ -238,6 +350,95 @@ pub(crate) fn guard_matched(assertion: &Value, resolved: &BTreeSet<String>) -> b
         })
 }
 
+/// Units loaded beyond the candidate list, and the relationships examined to reach them,
+/// against their per-question allowances.
+#[derive(Default)]
+pub(crate) struct References {
+    /// Loads attempted (each counts against the allowance, found or not).
+    attempts: u64,
+    /// Relationships examined.
+    pub examined: u64,
+    /// Ids of the units loaded, in load order.
+    pub loaded: Vec<String>,
+}
+
+impl References {
+    /// Makes sure unit `id` is in the working index, loading it from the record shard whose id
+    /// range holds it. `false`, with the omission recorded, when the allowance, the corpus or
+    /// the working-index budget denies it.
+    pub(crate) fn load(
+        &mut self,
+        shards: &[ShardRef],
+        fetch: &mut Fetcher<'_>,
+        work: &mut Working,
+        id: &str,
+    ) -> Result<bool, Error> {
+        if work.has_record(id) {
+            return Ok(true);
+        }
+        if self.attempts >= limits::REFERENCED_RECORDS {
+            fetch.omit(
+                "referenced_record_budget",
+                msg::REFERENCED_RECORD_BUDGET,
+                vec![id.to_owned()],
+            );
+            return Ok(false);
+        }
+        self.attempts += 1;
+        let Some(shard_ref) = shard_for_id(shards, id) else {
+            fetch.omit(
+                "referenced_record_missing",
+                msg::REFERENCED_RECORD_MISSING,
+                vec![id.to_owned()],
+            );
+            return Ok(false);
+        };
+        let Some(shard) = load_records(fetch, shard_ref)? else {
+            return Ok(false);
+        };
+        let Some(record) = shard.find(id)? else {
+            fetch.omit(
+                "referenced_record_missing",
+                msg::REFERENCED_RECORD_MISSING,
+                vec![id.to_owned()],
+            );
+            return Ok(false);
+        };
+        if work.add_record(record.clone())? == Added::OverBudget {
+            fetch.omit(
+                "retrieval_index_budget",
+                msg::INDEX_BUDGET,
+                vec![id.to_owned()],
+            );
+            return Ok(false);
+        }
+        self.loaded.push(id.to_owned());
+        Ok(true)
+    }
+
+    /// The canonical JSON of the retrieval record's `units` object.
+    pub(crate) fn units_json(&self, corpus_schema: &str) -> Result<String, Error> {
+        to_canonical_string(&json!({
+            "corpus_schema": corpus_schema,
+            "referenced_records": self.loaded,
+            "examined_relationships": self.examined,
+            "limits": {
+                "referenced_records": limits::REFERENCED_RECORDS,
+                "examined_relationships": limits::EXAMINED_RELATIONSHIPS,
+            },
+        }))
+        .map_err(|e| Error::manifest("units", e.to_string()))
+    }
+}
+
+/// Whether the working index holds `id` as a public record (only those are expanded from).
+pub(crate) fn is_public(work: &Working, id: &str) -> bool {
+    work.record(id)
+        .and_then(|r| r.get("access"))
+        .and_then(Value::as_str)
+        == Some("public")
+}
+
 /// v2 reference loading (spec §3.12): breadth-first from the resolved concepts and lexical
 /// seeds over the declared edges, loading units beyond the candidate list. Returns the
 /// canonical JSON of the `units` object.
@@ -250,14 +451,7 @@ fn load_references(
     lexical: &[String],
 ) -> Result<String, Error> {
     let m = &corpus.manifest;
-    let base = work.index()?;
-    let resolution = resolve(&base, question);
-    let doc = base.document();
-    let resolved: BTreeSet<String> = resolution
-        .concepts
-        .iter()
-        .map(|c| doc.records[c.record as usize].id.clone())
-        .collect();
+    let resolved = resolved_concepts(work, question)?;
     let mut seeds: Vec<String> = resolved
         .iter()
         .cloned()
@@ -273,58 +467,16 @@ fn load_references(
 
     let mut queue: VecDeque<(String, u64)> = seeds.into_iter().map(|s| (s, 0)).collect();
     let mut visited = BTreeSet::new();
-    let mut attempts = 0u64;
-    let mut examined = 0u64;
-    let mut referenced: Vec<String> = Vec::new();
+    let mut refs = References::default();
     'bfs: while let Some((id, depth)) = queue.pop_front() {
         if !visited.insert(id.clone()) {
             continue;
         }
-        if !work.has_record(&id) {
-            if attempts >= limits::REFERENCED_RECORDS {
-                fetch.omit(
-                    "referenced_record_budget",
-                    msg::REFERENCED_RECORD_BUDGET,
-                    vec![id],
-                );
-                continue;
-            }
-            attempts += 1;
-            let Some(shard_ref) = shard_for_id(&m.records.shards, &id) else {
-                fetch.omit(
-                    "referenced_record_missing",
-                    msg::REFERENCED_RECORD_MISSING,
-                    vec![id],
-                );
-                continue;
-            };
-            let Some(shard) = load_records(fetch, shard_ref)? else {
-                continue;
-            };
-            let Some(record) = shard.find(&id)? else {
-                fetch.omit(
-                    "referenced_record_missing",
-                    msg::REFERENCED_RECORD_MISSING,
-                    vec![id],
-                );
-                continue;
-            };
-            if work.add_record(record.clone())? == Added::OverBudget {
-                fetch.omit("retrieval_index_budget", msg::INDEX_BUDGET, vec![id]);
-                continue;
-            }
-            referenced.push(id.clone());
-        }
-        let public = work
-            .record(&id)
-            .and_then(|r| r.get("access"))
-            .and_then(Value::as_str)
-            == Some("public");
-        if !public {
+        if !refs.load(&m.records.shards, fetch, work, &id)? || !is_public(work, &id) {
             continue;
         }
         for edge in outgoing.get(&id).into_iter().flatten() {
-            if examined >= limits::EXAMINED_RELATIONSHIPS {
+            if refs.examined >= limits::EXAMINED_RELATIONSHIPS {
                 fetch.omit(
                     "referenced_relationship_budget",
                     msg::REFERENCED_RELATIONSHIP_BUDGET,
@@ -332,7 +484,7 @@ fn load_references(
                 );
                 break 'bfs;
             }
-            examined += 1;
+            refs.examined += 1;
             let predicate = edge.get("predicate").and_then(Value::as_str).unwrap_or("");
             if !SUPPORTED_PREDICATES.contains(&predicate) || !guard_matched(edge, &resolved) {
                 continue;
@@ -351,14 +503,5 @@ fn load_references(
             queue.push_back((target.to_owned(), depth + 1));
         }
     }
-    to_canonical_string(&json!({
-        "corpus_schema": m.schema,
-        "referenced_records": referenced,
-        "examined_relationships": examined,
-        "limits": {
-            "referenced_records": limits::REFERENCED_RECORDS,
-            "examined_relationships": limits::EXAMINED_RELATIONSHIPS,
-        },
-    }))
-    .map_err(|e| Error::manifest("units", e.to_string()))
+    refs.units_json(&m.schema)
 }

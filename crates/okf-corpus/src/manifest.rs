@@ -563,48 +563,12 @@ impl Manifest {
         ))
     }
 
+    /// Every manifest-level rule, in the order the rules are reported: census, base index,
+    /// records, search, then the v3-only sections; last, that no file is named twice.
     fn check(&self) -> Result<(), Error> {
         let version = self.version()?;
         let v3 = version == Version::V3;
-        let c = &self.counts;
-        for (name, v) in [
-            ("documents", c.documents),
-            ("pages", c.pages),
-            ("nonempty_pages", c.nonempty_pages),
-            ("empty_pages", c.empty_pages),
-            ("tokenless_pages", c.tokenless_pages),
-        ] {
-            if v > limits::MAX_COUNT {
-                return Err(Error::manifest(
-                    format!("counts.{name}"),
-                    format!("must be at most {}", limits::MAX_COUNT),
-                ));
-            }
-        }
-        if c.nonempty_pages + c.empty_pages != c.pages {
-            return Err(Error::manifest(
-                "counts",
-                "nonempty_pages + empty_pages must equal pages",
-            ));
-        }
-        if c.tokenless_pages > c.nonempty_pages {
-            return Err(Error::manifest(
-                "counts.tokenless_pages",
-                "must not exceed nonempty_pages",
-            ));
-        }
-        if self.records.count > limits::MAX_COUNT {
-            return Err(Error::manifest(
-                "records.count",
-                format!("must be at most {}", limits::MAX_COUNT),
-            ));
-        }
-        if version == Version::V1 && self.records.count != c.nonempty_pages {
-            return Err(Error::manifest(
-                "records.count",
-                "record inventory must equal the nonempty page census in a v1 corpus",
-            ));
-        }
+        self.check_counts(version)?;
         let mut paths = FilePaths::default();
         check_ref(
             || "base_index".to_owned(),
@@ -648,6 +612,63 @@ impl Manifest {
             }
             return Ok(());
         }
+        self.check_v3_search()?;
+        self.check_discovery(&mut paths)?;
+        self.check_relationships(&mut paths)?;
+        if let Some(ext) = &self.extensions
+            && !ext.is_object()
+        {
+            return Err(Error::manifest("extensions", "must be an object"));
+        }
+        paths.check_unique()
+    }
+
+    /// The page census and the record count against it.
+    fn check_counts(&self, version: Version) -> Result<(), Error> {
+        let c = &self.counts;
+        for (name, v) in [
+            ("documents", c.documents),
+            ("pages", c.pages),
+            ("nonempty_pages", c.nonempty_pages),
+            ("empty_pages", c.empty_pages),
+            ("tokenless_pages", c.tokenless_pages),
+        ] {
+            if v > limits::MAX_COUNT {
+                return Err(Error::manifest(
+                    format!("counts.{name}"),
+                    format!("must be at most {}", limits::MAX_COUNT),
+                ));
+            }
+        }
+        if c.nonempty_pages + c.empty_pages != c.pages {
+            return Err(Error::manifest(
+                "counts",
+                "nonempty_pages + empty_pages must equal pages",
+            ));
+        }
+        if c.tokenless_pages > c.nonempty_pages {
+            return Err(Error::manifest(
+                "counts.tokenless_pages",
+                "must not exceed nonempty_pages",
+            ));
+        }
+        if self.records.count > limits::MAX_COUNT {
+            return Err(Error::manifest(
+                "records.count",
+                format!("must be at most {}", limits::MAX_COUNT),
+            ));
+        }
+        if version == Version::V1 && self.records.count != c.nonempty_pages {
+            return Err(Error::manifest(
+                "records.count",
+                "record inventory must equal the nonempty page census in a v1 corpus",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The v3 search parameters: the declared ranking, the field totals and the alias routes.
+    fn check_v3_search(&self) -> Result<(), Error> {
         let ranking = self.ranking()?;
         let totals = self
             .search
@@ -670,6 +691,11 @@ impl Manifest {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// The v3 card inventory: one card per record, in shards ordinal-aligned with the records'.
+    fn check_discovery<'a>(&'a self, paths: &mut FilePaths<'a>) -> Result<(), Error> {
         let cards = self
             .discovery
             .as_ref()
@@ -680,7 +706,7 @@ impl Manifest {
                 "must equal records.count",
             ));
         }
-        check_inventory("discovery", cards, false, true, &mut paths)?;
+        check_inventory("discovery", cards, false, true, paths)?;
         if cards.shards.len() != self.records.shards.len()
             || cards
                 .shards
@@ -693,6 +719,11 @@ impl Manifest {
                 "card shards must be ordinal-aligned with the record shards",
             ));
         }
+        Ok(())
+    }
+
+    /// The v3 adjacency section and its 256 buckets.
+    fn check_relationships<'a>(&'a self, paths: &mut FilePaths<'a>) -> Result<(), Error> {
         let rel = self
             .relationships
             .as_ref()
@@ -707,13 +738,7 @@ impl Manifest {
                 ),
             ));
         }
-        check_buckets("relationships.shards", &rel.shards, true, &mut paths)?;
-        if let Some(ext) = &self.extensions
-            && !ext.is_object()
-        {
-            return Err(Error::manifest("extensions", "must be an object"));
-        }
-        paths.check_unique()
+        check_buckets("relationships.shards", &rel.shards, true, paths)
     }
 }
 

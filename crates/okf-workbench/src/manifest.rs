@@ -549,12 +549,7 @@ fn text_field(root: &Map<String, Value>, key: &str, max: usize) -> Result<String
         .get(key)
         .and_then(Value::as_str)
         .ok_or_else(|| err(key, "must be a string"))?;
-    if s.trim().is_empty() {
-        return Err(err(key, "must not be blank"));
-    }
-    if utf16_len(s) > max {
-        return Err(err(key, format!("must be at most {max} UTF-16 code units")));
-    }
+    bounded(key, s, max)?;
     Ok(s.to_owned())
 }
 
@@ -583,146 +578,23 @@ fn closed_list<T: for<'de> Deserialize<'de>>(
         .collect()
 }
 
+/// The blocked calculation models and interaction proposals (§1.11): bounded text, unique
+/// ids and citations of manifest cases.
 fn check_models(m: &Manifest) -> Result<(), WorkbenchError> {
-    let known = |case: &str| m.cases.iter().any(|c| c.id == case);
-    let bounded = |field: &str, s: &str, max: usize| -> Result<(), WorkbenchError> {
-        if s.trim().is_empty() {
-            return Err(err(field, "must not be blank"));
-        }
-        if utf16_len(s) > max {
-            return Err(err(
-                field,
-                format!("must be at most {max} UTF-16 code units"),
-            ));
-        }
-        Ok(())
-    };
-    let model_id = |field: &str, s: &str, seen: &mut Vec<String>| -> Result<(), WorkbenchError> {
-        if utf16_len(s) > 80 || !id_like(s) {
-            return Err(err(
-                field,
-                "must be at most 80 characters matching ^[a-z0-9][a-z0-9._-]*$",
-            ));
-        }
-        if seen.iter().any(|x| x == s) {
-            return Err(err(field, format!("duplicate id {s}")));
-        }
-        seen.push(s.to_owned());
-        Ok(())
-    };
-    let citations = |field: &str, list: &[Citation]| -> Result<(), WorkbenchError> {
-        if list.is_empty() || list.len() > 12 {
-            return Err(err(field, "must cite 1 to 12 records"));
-        }
-        for (i, c) in list.iter().enumerate() {
-            if !known(&c.case_id) {
-                return Err(err(
-                    &format!("{field}[{i}].case_id"),
-                    "must be a manifest case",
-                ));
-            }
-            bounded(&format!("{field}[{i}].record_id"), &c.record_id, 500)?;
-        }
-        Ok(())
-    };
     let mut model_ids = Vec::new();
     for (mi, model) in m.models.iter().enumerate() {
-        let f = format!("calculation_models[{mi}]");
-        model_id(&format!("{f}.id"), &model.id, &mut model_ids)?;
-        bounded(&format!("{f}.title"), &model.title, 300)?;
-        if model.status != "blocked" {
-            return Err(err(&format!("{f}.status"), "must be blocked"));
-        }
-        if model.authority != "authored-unreviewed-proposal" {
-            return Err(err(
-                &format!("{f}.authority"),
-                "must be authored-unreviewed-proposal",
-            ));
-        }
-        if model.case_ids.is_empty() || model.case_ids.len() > 10 {
-            return Err(err(&format!("{f}.case_ids"), "must hold 1 to 10 case ids"));
-        }
-        for (i, c) in model.case_ids.iter().enumerate() {
-            if !known(c) {
-                return Err(err(
-                    &format!("{f}.case_ids[{i}]"),
-                    "must be a manifest case",
-                ));
-            }
-        }
-        if model.components.len() > 10 {
-            return Err(err(
-                &format!("{f}.components"),
-                "must hold at most 10 entries",
-            ));
-        }
-        if let Some(j) = &model.jurisdiction {
-            bounded(&format!("{f}.jurisdiction"), j, 200)?;
-        }
-        for (key, d) in [
-            ("from", &model.effective_period.from),
-            ("to", &model.effective_period.to),
-        ] {
-            if let Some(d) = d
-                && !is_calendar_date(d)
-            {
-                return Err(err(
-                    &format!("{f}.effective_period.{key}"),
-                    "must be a real YYYY-MM-DD date or null",
-                ));
-            }
-        }
-        if let (Some(a), Some(b)) = (&model.effective_period.from, &model.effective_period.to)
-            && a > b
-        {
-            return Err(err(
-                &format!("{f}.effective_period"),
-                "from must not be after to",
-            ));
-        }
-        if model.inputs.len() > 40 || model.stages.len() > 20 {
-            return Err(err(&f, "must have at most 40 inputs and 20 stages"));
-        }
-        if model.gaps.is_empty() || model.gaps.len() > 20 {
-            return Err(err(&format!("{f}.gaps"), "must hold 1 to 20 gaps"));
-        }
-        let mut ids = Vec::new();
-        for (ii, input) in model.inputs.iter().enumerate() {
-            let fi = format!("{f}.inputs[{ii}]");
-            model_id(&format!("{fi}.id"), &input.id, &mut ids)?;
-            bounded(&format!("{fi}.label"), &input.label, 300)?;
-            if !matches!(
-                input.kind.as_str(),
-                "money" | "date" | "boolean" | "enum" | "integer"
-            ) {
-                return Err(err(
-                    &format!("{fi}.type"),
-                    "must be money, date, boolean, enum or integer",
-                ));
-            }
-            if let Some(u) = &input.unit {
-                bounded(&format!("{fi}.unit"), u, 80)?;
-            }
-            bounded(&format!("{fi}.reason"), &input.reason, 1600)?;
-            bounded(&format!("{fi}.group"), &input.group, 200)?;
-        }
-        let mut ids = Vec::new();
-        for (si, stage) in model.stages.iter().enumerate() {
-            let fs = format!("{f}.stages[{si}]");
-            model_id(&format!("{fs}.id"), &stage.id, &mut ids)?;
-            bounded(&format!("{fs}.label"), &stage.label, 300)?;
-            bounded(&format!("{fs}.description"), &stage.description, 1600)?;
-            citations(&format!("{fs}.evidence"), &stage.evidence)?;
-            if stage.gaps.len() > 20 {
-                return Err(err(&format!("{fs}.gaps"), "must hold at most 20 gaps"));
-            }
-        }
+        check_model(
+            m,
+            &format!("calculation_models[{mi}]"),
+            model,
+            &mut model_ids,
+        )?;
     }
     let mut ids = Vec::new();
     for (ii, p) in m.interactions.iter().enumerate() {
         let f = format!("interaction_proposals[{ii}]");
-        model_id(&format!("{f}.id"), &p.id, &mut ids)?;
-        if !known(&p.case_id) {
+        unique_id(&format!("{f}.id"), &p.id, &mut ids)?;
+        if !is_case(m, &p.case_id) {
             return Err(err(&format!("{f}.case_id"), "must be a manifest case"));
         }
         for (k, v) in [
@@ -734,13 +606,173 @@ fn check_models(m: &Manifest) -> Result<(), WorkbenchError> {
         ] {
             bounded(&format!("{f}.{k}"), v, 1600)?;
         }
-        citations(&format!("{f}.evidence"), &p.evidence)?;
+        citations(m, &format!("{f}.evidence"), &p.evidence)?;
         if p.authority != "authored-unreviewed-proposal" {
             return Err(err(
                 &format!("{f}.authority"),
                 "must be authored-unreviewed-proposal",
             ));
         }
+    }
+    Ok(())
+}
+
+/// Whether `case` is a manifest case id.
+fn is_case(m: &Manifest, case: &str) -> bool {
+    m.cases.iter().any(|c| c.id == case)
+}
+
+/// A non-blank text of at most `max` UTF-16 code units.
+fn bounded(field: &str, s: &str, max: usize) -> Result<(), WorkbenchError> {
+    if s.trim().is_empty() {
+        return Err(err(field, "must not be blank"));
+    }
+    if utf16_len(s) > max {
+        return Err(err(
+            field,
+            format!("must be at most {max} UTF-16 code units"),
+        ));
+    }
+    Ok(())
+}
+
+/// A model-style id not among `seen`, which it joins.
+fn unique_id(field: &str, s: &str, seen: &mut Vec<String>) -> Result<(), WorkbenchError> {
+    if utf16_len(s) > 80 || !id_like(s) {
+        return Err(err(
+            field,
+            "must be at most 80 characters matching ^[a-z0-9][a-z0-9._-]*$",
+        ));
+    }
+    if seen.iter().any(|x| x == s) {
+        return Err(err(field, format!("duplicate id {s}")));
+    }
+    seen.push(s.to_owned());
+    Ok(())
+}
+
+/// One to twelve citations of records in manifest cases.
+fn citations(m: &Manifest, field: &str, list: &[Citation]) -> Result<(), WorkbenchError> {
+    if list.is_empty() || list.len() > 12 {
+        return Err(err(field, "must cite 1 to 12 records"));
+    }
+    for (i, c) in list.iter().enumerate() {
+        if !is_case(m, &c.case_id) {
+            return Err(err(
+                &format!("{field}[{i}].case_id"),
+                "must be a manifest case",
+            ));
+        }
+        bounded(&format!("{field}[{i}].record_id"), &c.record_id, 500)?;
+    }
+    Ok(())
+}
+
+/// One calculation model (named `f` in errors): a blocked, unreviewed proposal over manifest
+/// cases, with a real effective period, bounded inputs and stages, and its gaps.
+fn check_model(
+    m: &Manifest,
+    f: &str,
+    model: &CalculationModel,
+    model_ids: &mut Vec<String>,
+) -> Result<(), WorkbenchError> {
+    unique_id(&format!("{f}.id"), &model.id, model_ids)?;
+    bounded(&format!("{f}.title"), &model.title, 300)?;
+    if model.status != "blocked" {
+        return Err(err(&format!("{f}.status"), "must be blocked"));
+    }
+    if model.authority != "authored-unreviewed-proposal" {
+        return Err(err(
+            &format!("{f}.authority"),
+            "must be authored-unreviewed-proposal",
+        ));
+    }
+    if model.case_ids.is_empty() || model.case_ids.len() > 10 {
+        return Err(err(&format!("{f}.case_ids"), "must hold 1 to 10 case ids"));
+    }
+    for (i, c) in model.case_ids.iter().enumerate() {
+        if !is_case(m, c) {
+            return Err(err(
+                &format!("{f}.case_ids[{i}]"),
+                "must be a manifest case",
+            ));
+        }
+    }
+    if model.components.len() > 10 {
+        return Err(err(
+            &format!("{f}.components"),
+            "must hold at most 10 entries",
+        ));
+    }
+    if let Some(j) = &model.jurisdiction {
+        bounded(&format!("{f}.jurisdiction"), j, 200)?;
+    }
+    check_period(f, &model.effective_period)?;
+    if model.inputs.len() > 40 || model.stages.len() > 20 {
+        return Err(err(f, "must have at most 40 inputs and 20 stages"));
+    }
+    if model.gaps.is_empty() || model.gaps.len() > 20 {
+        return Err(err(&format!("{f}.gaps"), "must hold 1 to 20 gaps"));
+    }
+    check_inputs(f, &model.inputs)?;
+    let mut ids = Vec::new();
+    for (si, stage) in model.stages.iter().enumerate() {
+        let fs = format!("{f}.stages[{si}]");
+        unique_id(&format!("{fs}.id"), &stage.id, &mut ids)?;
+        bounded(&format!("{fs}.label"), &stage.label, 300)?;
+        bounded(&format!("{fs}.description"), &stage.description, 1600)?;
+        citations(m, &format!("{fs}.evidence"), &stage.evidence)?;
+        if stage.gaps.len() > 20 {
+            return Err(err(&format!("{fs}.gaps"), "must hold at most 20 gaps"));
+        }
+    }
+    Ok(())
+}
+
+/// A model's effective period: real dates or null, `from` not after `to`.
+fn check_period(f: &str, period: &Period) -> Result<(), WorkbenchError> {
+    for (key, d) in [("from", &period.from), ("to", &period.to)] {
+        if let Some(d) = d
+            && !is_calendar_date(d)
+        {
+            return Err(err(
+                &format!("{f}.effective_period.{key}"),
+                "must be a real YYYY-MM-DD date or null",
+            ));
+        }
+    }
+    if let (Some(a), Some(b)) = (&period.from, &period.to)
+        && a > b
+    {
+        return Err(err(
+            &format!("{f}.effective_period"),
+            "from must not be after to",
+        ));
+    }
+    Ok(())
+}
+
+/// A model's proposed inputs: unique ids, bounded texts and a known type.
+fn check_inputs(f: &str, inputs: &[ModelInput]) -> Result<(), WorkbenchError> {
+    let mut ids = Vec::new();
+    for (ii, input) in inputs.iter().enumerate() {
+        let fi = format!("{f}.inputs[{ii}]");
+        unique_id(&format!("{fi}.id"), &input.id, &mut ids)?;
+        bounded(&format!("{fi}.label"), &input.label, 300)?;
+        if !matches!(
+            input.kind.as_str(),
+            "money" | "date" | "boolean" | "enum" | "integer"
+        ) {
+            return Err(err(
+                &format!("{fi}.type"),
+                "must be money, date, boolean, enum or integer",
+            ));
+        }
+        if let Some(u) = &input.unit {
+            bounded(&format!("{fi}.unit"), u, 80)?;
+        }
+        bounded(&format!("{fi}.reason"), &input.reason, 1600)?;
+        bounded(&format!("{fi}.group"), &input.group, 200)?;
     }
     Ok(())
 }

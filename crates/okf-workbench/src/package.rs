@@ -77,8 +77,21 @@ fn strings(v: &Value) -> bool {
     v.as_array().is_some_and(|a| a.iter().all(Value::is_string))
 }
 
+/// The items of an array field, or none when the field is absent or not an array.
+fn items<'a>(p: &'a Value, key: &str) -> &'a [Value] {
+    p[key].as_array().map(Vec::as_slice).unwrap_or_default()
+}
+
 /// Structural validation of a package against its manifest question (§1.3).
 pub fn check_structure(p: &Value, question: &str) -> Result<(), WorkbenchError> {
+    check_head(p, question)?;
+    check_budget(p)?;
+    check_selected(p)?;
+    check_listed(p)
+}
+
+/// The package's identity fields, the presence of its lists and its evidence status.
+fn check_head(p: &Value, question: &str) -> Result<(), WorkbenchError> {
     let bad = |field: &str, rule: &str| Err(WorkbenchError::package(field, rule));
     if need(p, "question")?.as_str() != Some(question) {
         return bad("question", "must equal the manifest question exactly");
@@ -125,6 +138,11 @@ pub fn check_structure(p: &Value, question: &str) -> Result<(), WorkbenchError> 
             "must be sufficient, insufficient or conflicting",
         );
     }
+    Ok(())
+}
+
+/// The budget's limits and usage: non-negative safe integers.
+fn check_budget(p: &Value) -> Result<(), WorkbenchError> {
     for key in [
         "max_nodes",
         "max_relationships",
@@ -143,48 +161,24 @@ pub fn check_structure(p: &Value, question: &str) -> Result<(), WorkbenchError> 
             ));
         }
     }
-    let selected = p["selected"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default();
+    Ok(())
+}
+
+/// The size of the selection and each selected item: its record, reasons and paths.
+fn check_selected(p: &Value) -> Result<(), WorkbenchError> {
+    let selected = items(p, "selected");
     if selected.len() > 1000
         || p["relationships"]
             .as_array()
             .is_some_and(|a| a.len() > 3000)
     {
-        return bad(
+        return Err(WorkbenchError::package(
             "selected",
             "at most 1000 selected items and 3000 relationships",
-        );
+        ));
     }
     for (i, item) in selected.iter().enumerate() {
-        let r = &item["record"];
-        let f = format!("selected[{i}].record");
-        for key in ["id", "label"] {
-            let s = r[key].as_str().unwrap_or("");
-            if s.trim().is_empty() || utf16_len(s) > 500 {
-                return Err(WorkbenchError::package(
-                    format!("{f}.{key}"),
-                    "must be non-blank and at most 500 units",
-                ));
-            }
-        }
-        if !r["text"].is_string() {
-            return Err(WorkbenchError::package(
-                format!("{f}.text"),
-                "must be a string",
-            ));
-        }
-        let prov_ok = r["provenance"].as_array().is_some_and(|a| {
-            a.iter()
-                .all(|e| e["url"].is_string() && e["locator"].is_string())
-        });
-        if !prov_ok {
-            return Err(WorkbenchError::package(
-                format!("{f}.provenance"),
-                "must be an array of {url, locator} strings",
-            ));
-        }
+        check_record(&item["record"], &format!("selected[{i}].record"))?;
         if !strings(&item["reasons"]) {
             return Err(WorkbenchError::package(
                 format!("selected[{i}].reasons"),
@@ -201,13 +195,42 @@ pub fn check_structure(p: &Value, question: &str) -> Result<(), WorkbenchError> 
             ));
         }
     }
-    for (i, rel) in p["relationships"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-        .iter()
-        .enumerate()
-    {
+    Ok(())
+}
+
+/// A selected record (named `f` in errors): bounded id and label, text and provenance.
+fn check_record(r: &Value, f: &str) -> Result<(), WorkbenchError> {
+    for key in ["id", "label"] {
+        let s = r[key].as_str().unwrap_or("");
+        if s.trim().is_empty() || utf16_len(s) > 500 {
+            return Err(WorkbenchError::package(
+                format!("{f}.{key}"),
+                "must be non-blank and at most 500 units",
+            ));
+        }
+    }
+    if !r["text"].is_string() {
+        return Err(WorkbenchError::package(
+            format!("{f}.text"),
+            "must be a string",
+        ));
+    }
+    let prov_ok = r["provenance"].as_array().is_some_and(|a| {
+        a.iter()
+            .all(|e| e["url"].is_string() && e["locator"].is_string())
+    });
+    if !prov_ok {
+        return Err(WorkbenchError::package(
+            format!("{f}.provenance"),
+            "must be an array of {url, locator} strings",
+        ));
+    }
+    Ok(())
+}
+
+/// The entries of the relationship, requirement, diagnostic and concept lists.
+fn check_listed(p: &Value) -> Result<(), WorkbenchError> {
+    for (i, rel) in items(p, "relationships").iter().enumerate() {
         if !(rel["source"].is_string() && rel["target"].is_string() && rel["label"].is_string()) {
             return Err(WorkbenchError::package(
                 format!("relationships[{i}]"),
@@ -215,13 +238,7 @@ pub fn check_structure(p: &Value, question: &str) -> Result<(), WorkbenchError> 
             ));
         }
     }
-    for (i, req) in p["requirements"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-        .iter()
-        .enumerate()
-    {
+    for (i, req) in items(p, "requirements").iter().enumerate() {
         let label_ok = req["label"].as_str().is_some_and(|s| !s.trim().is_empty());
         let lim_ok = req.get("limitations").is_none_or(strings);
         if !label_ok || !strings(&req["missing"]) || !lim_ok {
@@ -232,13 +249,7 @@ pub fn check_structure(p: &Value, question: &str) -> Result<(), WorkbenchError> 
         }
     }
     for key in ["missing_evidence", "conflicts"] {
-        for (i, d) in p[key]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .enumerate()
-        {
+        for (i, d) in items(p, key).iter().enumerate() {
             let ok = d["code"].is_string() && d["message"].is_string() && strings(&d["ids"]);
             if !ok {
                 return Err(WorkbenchError::package(
@@ -248,13 +259,7 @@ pub fn check_structure(p: &Value, question: &str) -> Result<(), WorkbenchError> 
             }
         }
     }
-    for (i, c) in p["resolved_concepts"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-        .iter()
-        .enumerate()
-    {
+    for (i, c) in items(p, "resolved_concepts").iter().enumerate() {
         if !(c["label"].is_string() && strings(&c["matched"]) && c["method"].is_string()) {
             return Err(WorkbenchError::package(
                 format!("resolved_concepts[{i}]"),

@@ -4,7 +4,7 @@
 use crate::envelope::NAVIGATION_NOTICE;
 use crate::graph::bounded_graph;
 use crate::inspect::{int, opt_str};
-use crate::manifest::{CalculationModel, Citation};
+use crate::manifest::{CalculationModel, Citation, Manifest};
 use crate::package::{self, source_link};
 use crate::paging::view_page;
 use crate::ports::Selection;
@@ -59,6 +59,66 @@ fn resolve_model<'a>(
     } else {
         None
     })
+}
+
+/// A table view's title, fields, rows and authority.
+struct Table {
+    title: &'static str,
+    fields: Vec<Value>,
+    rows: Vec<Value>,
+    authority: &'static str,
+}
+
+/// The string items of a JSON array (none when it is not one).
+fn str_items(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>())
+        .unwrap_or_default()
+}
+
+/// The requirements the package declares, one row each.
+fn requirements_table(p: &Value, limitations: &mut Vec<String>) -> Table {
+    let rows: Vec<Value> = p["requirements"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            let mut qual = vec![r["scope"].as_str().unwrap_or_default()];
+            qual.extend(str_items(&r["limitations"]));
+            let qual: Vec<&str> = qual.into_iter().filter(|q| !q.is_empty()).collect();
+            json!({"requirement": short(r["label"].as_str().unwrap_or_default(), 16_384), "status": r["status"], "missing": str_items(&r["missing"]).join("; "), "qualification": short(&qual.join(" "), 16_384)})
+        })
+        .collect();
+    if rows.is_empty() {
+        limitations.push("The package declares no requirement for this question, so completeness cannot be established.".into());
+    }
+    Table {
+        title: "Requirements the bundle declares",
+        fields: vec![
+            field("requirement", "Requirement", "string"),
+            field("status", "Status", "string"),
+            field("missing", "Missing", "string"),
+            field("qualification", "Qualification", "string"),
+        ],
+        rows,
+        authority: "retained-evidence-projection",
+    }
+}
+
+/// The rates table: always empty, since no reviewed contract of typed rates is admitted.
+fn rates_table(limitations: &mut Vec<String>) -> Table {
+    limitations.push("No reviewed contract of typed rates is admitted, so values, thresholds and effective dates stay unknown; figures are never lifted from prose and presented as current law.".into());
+    Table {
+        title: "Rates and applicable periods",
+        fields: vec![
+            field("rate", "Rate", "string"),
+            field("value", "Value", "number"),
+            field("period", "Period", "string"),
+        ],
+        rows: Vec::new(),
+        authority: "retained-evidence-projection",
+    }
 }
 
 impl<H: Host> Session<H> {
@@ -249,6 +309,8 @@ impl<H: Host> Session<H> {
         Ok(reply)
     }
 
+    /// A table view of a case (requirements, interactions, rates or calculation): its view
+    /// value without rows, and the rows.
     fn table_view(
         &mut self,
         kind: &str,
@@ -266,127 +328,118 @@ impl<H: Host> Session<H> {
             .to_owned();
         let mut limitations: Vec<String> = Vec::new();
         let mut provenance: Vec<Value> = Vec::new();
-        let (title, fields, rows, authority) = match kind {
-            "requirements" => {
-                let rows: Vec<Value> = p["requirements"]
-                    .as_array()
-                    .map(Vec::as_slice)
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|r| {
-                        fn list(v: &Value) -> Vec<&str> {
-                            v.as_array().map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>()).unwrap_or_default()
-                        }
-                        let mut qual = vec![r["scope"].as_str().unwrap_or_default()];
-                        qual.extend(list(&r["limitations"]));
-                        let qual: Vec<&str> = qual.into_iter().filter(|q| !q.is_empty()).collect();
-                        json!({"requirement": short(r["label"].as_str().unwrap_or_default(), 16_384), "status": r["status"], "missing": list(&r["missing"]).join("; "), "qualification": short(&qual.join(" "), 16_384)})
-                    })
-                    .collect();
-                if rows.is_empty() {
-                    limitations.push("The package declares no requirement for this question, so completeness cannot be established.".into());
-                }
-                (
-                    "Requirements the bundle declares",
-                    vec![
-                        field("requirement", "Requirement", "string"),
-                        field("status", "Status", "string"),
-                        field("missing", "Missing", "string"),
-                        field("qualification", "Qualification", "string"),
-                    ],
-                    rows,
-                    "retained-evidence-projection",
-                )
-            }
+        let table = match kind {
+            "requirements" => requirements_table(&p, &mut limitations),
             "interactions" => {
-                let mut rows = Vec::new();
-                for p in m.interactions.iter().filter(|p| p.case_id == case) {
-                    let refs = self.cite(case, &p.evidence, &mut provenance, &mut limitations)?;
-                    rows.push(json!({"from": p.from, "to": p.to, "effect": p.effect, "distinction": p.distinction, "qualification": p.qualification, "references": refs}));
-                }
-                if rows.is_empty() {
-                    limitations.push("No interaction is declared for this question; mentions in text are not turned into causal effects.".into());
-                }
-                (
-                    "Declared interactions (unreviewed proposals)",
-                    vec![
-                        field("from", "Acting benefit or circumstance", "string"),
-                        field("to", "Benefit affected", "string"),
-                        field("effect", "Effect", "string"),
-                        field("distinction", "Distinction", "string"),
-                        field("qualification", "Qualification", "string"),
-                    ],
-                    rows,
-                    "authored-unreviewed-proposal",
-                )
+                self.interactions_table(&m, case, &mut provenance, &mut limitations)?
             }
-            "rates" => {
-                limitations.push("No reviewed contract of typed rates is admitted, so values, thresholds and effective dates stay unknown; figures are never lifted from prose and presented as current law.".into());
-                (
-                    "Rates and applicable periods",
-                    vec![
-                        field("rate", "Rate", "string"),
-                        field("value", "Value", "number"),
-                        field("period", "Period", "string"),
-                    ],
-                    Vec::new(),
-                    "retained-evidence-projection",
-                )
-            }
+            "rates" => rates_table(&mut limitations),
             _ => {
                 let model =
-                    resolve_model(&m.models, opt_str(input, "model_id").as_deref(), Some(case))?
-                        .cloned();
-                let mut rows = Vec::new();
-                let mut period = (Value::Null, Value::Null);
-                match &model {
-                    Some(model) => {
-                        for st in &model.stages {
-                            let refs =
-                                self.cite(case, &st.evidence, &mut provenance, &mut limitations)?;
-                            rows.push(json!({"stage": st.label, "description": st.description, "status": "blocked", "gaps": st.gaps.join("; "), "references": refs}));
-                        }
-                        for i in &model.inputs {
-                            rows.push(json!({"stage": i.label, "description": i.reason, "status": "proposed input", "gaps": "No value gathered; whether it applies is still under review.", "group": i.group, "type": i.kind, "unit": i.unit, "required": i.required}));
-                        }
-                        limitations.extend(model.gaps.iter().cloned());
-                        limitations.push(NOTHING_CALCULATED.into());
-                        period = (
-                            json!(model.effective_period.from),
-                            json!(model.effective_period.to),
-                        );
-                    }
-                    None => limitations.push(NO_ARITHMETIC.into()),
-                }
-                let fields = vec![
-                    field("stage", "Stage", "string"),
-                    field("description", "Description", "string"),
-                    field("status", "Status", "string"),
-                    field("gaps", "Gaps", "string"),
-                    field("group", "Group", "string"),
-                    field("type", "Type", "string"),
-                    field("unit", "Unit", "string"),
-                    field("required", "Required", "boolean"),
-                ];
-                let mut base = self.view_base(
-                    "calculation",
-                    "Blocked calculation model (unreviewed)",
-                    &status,
-                    &date,
-                );
-                base.insert("time_basis".into(), json!({"assessment_date": date, "effective_from": period.0, "effective_to": period.1}));
-                return Ok(self.finish_view(
-                    base,
-                    fields,
-                    rows,
-                    "authored-unreviewed-proposal",
-                    provenance,
-                    limitations,
-                ));
+                    resolve_model(&m.models, opt_str(input, "model_id").as_deref(), Some(case))?;
+                return self.calculation_view(case, model, &status, &date);
             }
         };
-        let base = self.view_base(kind, title, &status, &date);
-        Ok(self.finish_view(base, fields, rows, authority, provenance, limitations))
+        let base = self.view_base(kind, table.title, &status, &date);
+        Ok(self.finish_view(
+            base,
+            table.fields,
+            table.rows,
+            table.authority,
+            provenance,
+            limitations,
+        ))
+    }
+
+    /// The interactions the manifest declares for a case, one row each with its cited refs.
+    fn interactions_table(
+        &mut self,
+        m: &Manifest,
+        case: &str,
+        provenance: &mut Vec<Value>,
+        limitations: &mut Vec<String>,
+    ) -> Result<Table, ToolError> {
+        let mut rows = Vec::new();
+        for p in m.interactions.iter().filter(|p| p.case_id == case) {
+            let refs = self.cite(case, &p.evidence, provenance, limitations)?;
+            rows.push(json!({"from": p.from, "to": p.to, "effect": p.effect, "distinction": p.distinction, "qualification": p.qualification, "references": refs}));
+        }
+        if rows.is_empty() {
+            limitations.push("No interaction is declared for this question; mentions in text are not turned into causal effects.".into());
+        }
+        Ok(Table {
+            title: "Declared interactions (unreviewed proposals)",
+            fields: vec![
+                field("from", "Acting benefit or circumstance", "string"),
+                field("to", "Benefit affected", "string"),
+                field("effect", "Effect", "string"),
+                field("distinction", "Distinction", "string"),
+                field("qualification", "Qualification", "string"),
+            ],
+            rows,
+            authority: "authored-unreviewed-proposal",
+        })
+    }
+
+    /// The calculation view of a case: the stages and proposed inputs of its blocked model,
+    /// with the model's effective period; nothing is calculated.
+    fn calculation_view(
+        &mut self,
+        case: &str,
+        model: Option<&CalculationModel>,
+        status: &str,
+        date: &Option<String>,
+    ) -> Result<(Map<String, Value>, Vec<Value>), ToolError> {
+        let mut limitations: Vec<String> = Vec::new();
+        let mut provenance: Vec<Value> = Vec::new();
+        let mut rows = Vec::new();
+        let mut period = (Value::Null, Value::Null);
+        match model {
+            Some(model) => {
+                for st in &model.stages {
+                    let refs = self.cite(case, &st.evidence, &mut provenance, &mut limitations)?;
+                    rows.push(json!({"stage": st.label, "description": st.description, "status": "blocked", "gaps": st.gaps.join("; "), "references": refs}));
+                }
+                for i in &model.inputs {
+                    rows.push(json!({"stage": i.label, "description": i.reason, "status": "proposed input", "gaps": "No value gathered; whether it applies is still under review.", "group": i.group, "type": i.kind, "unit": i.unit, "required": i.required}));
+                }
+                limitations.extend(model.gaps.iter().cloned());
+                limitations.push(NOTHING_CALCULATED.into());
+                period = (
+                    json!(model.effective_period.from),
+                    json!(model.effective_period.to),
+                );
+            }
+            None => limitations.push(NO_ARITHMETIC.into()),
+        }
+        let fields = vec![
+            field("stage", "Stage", "string"),
+            field("description", "Description", "string"),
+            field("status", "Status", "string"),
+            field("gaps", "Gaps", "string"),
+            field("group", "Group", "string"),
+            field("type", "Type", "string"),
+            field("unit", "Unit", "string"),
+            field("required", "Required", "boolean"),
+        ];
+        let mut base = self.view_base(
+            "calculation",
+            "Blocked calculation model (unreviewed)",
+            status,
+            date,
+        );
+        base.insert(
+            "time_basis".into(),
+            json!({"assessment_date": date, "effective_from": period.0, "effective_to": period.1}),
+        );
+        Ok(self.finish_view(
+            base,
+            fields,
+            rows,
+            "authored-unreviewed-proposal",
+            provenance,
+            limitations,
+        ))
     }
 
     fn finish_view(
