@@ -219,6 +219,65 @@ function concepts(pkg, labels) {
   );
 }
 
+/**
+ * The numbered paragraphs a page of guidance holds: lines that start with a 4- or 5-digit
+ * number followed by a capital letter or a bracket, as the DMG numbers its paragraphs.
+ * Record text is untrusted data; only these digits are taken from it, as numbers.
+ */
+function paragraphNumbers(value) {
+  const found = [];
+  for (const m of String(value ?? '').matchAll(/^[ \t]*(\d{4,5})[ \t]+(?=[A-Z(])/gmu)) found.push(Number(m[1]));
+  return found;
+}
+
+/** `first–last`, or the one number. */
+const span = (numbers) => {
+  const lo = Math.min(...numbers);
+  const hi = Math.max(...numbers);
+  return lo === hi ? String(lo) : `${lo}–${hi}`;
+};
+
+/** The document a page record belongs to: its label before “ — ”. */
+const documentOf = (label) => String(label ?? '').split(' — ')[0];
+
+/**
+ * The evidence records a requirement rests on, in the package's order: those it requires and
+ * those on its required paths, that the package selected.
+ */
+function evidenceOf(r, byId) {
+  const ids = [...arr(r.required), ...arr(r.required_paths).flatMap((p) => arr(p?.records))];
+  return [...new Set(ids)].map((id) => byId.get(id)).filter((rec) => rec?.kind === 'evidence');
+}
+
+/**
+ * One line per source document: a link to the first page's source, the numbered paragraphs
+ * across its pages, and how many pages.
+ */
+function supportList(records, listClass) {
+  if (!records.length) return el('span', { class: 'none', text: 'no selected evidence record' });
+  const groups = new Map();
+  for (const rec of records) {
+    const key = documentOf(rec.label);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(rec);
+  }
+  return el(
+    'ul',
+    { class: listClass },
+    [...groups].map(([name, recs]) => {
+      const paragraphs = recs.flatMap((rec) => paragraphNumbers(rec.text));
+      const url = arr(recs[0].provenance).find((p) => typeof p?.url === 'string')?.url;
+      return el(
+        'li',
+        { 'data-document': name },
+        url ? httpsLink(url, name) : el('span', { text: name }),
+        paragraphs.length ? el('span', { class: 'paragraphs', text: ` paragraphs ${span(paragraphs)}` }) : null,
+        recs.length > 1 ? el('span', { class: 'note', text: ` (${recs.length} pages)` }) : null,
+      );
+    }),
+  );
+}
+
 function requirements(pkg, labels) {
   const list = arr(pkg.requirements);
   if (!list.length) {
@@ -231,8 +290,14 @@ function requirements(pkg, labels) {
   const scopeOf = (r) =>
     el('div', { class: 'req-scope' }, r.scope ? el('p', { class: 'note' }, el('span', { class: 'term-name', text: 'Scope: ' }), text(r.scope)) : null,
       arr(r.limitations).length ? el('ul', { class: 'note limitations' }, arr(r.limitations).map((l) => el('li', { text: l }))) : null);
-  const rows = list.map((r) => {
+  // Evidence every branch rests on (the routing pages) is said once, under the table; each
+  // row names what supports that branch alone.
+  const byId = new Map(arr(pkg.selected).map((x) => [x.record?.id, x.record]));
+  const evidence = list.map((r) => evidenceOf(r, byId));
+  const common = list.length > 1 ? evidence[0].filter((rec) => evidence.every((e) => e.includes(rec))) : [];
+  const rows = list.map((r, i) => {
     const met = r.status === 'supported-within-declared-scope';
+    const own = evidence[i].filter((rec) => !common.includes(rec));
     return el(
       'tr',
       { 'data-requirement': r.id, 'data-status': met ? 'met' : 'unmet' },
@@ -240,16 +305,16 @@ function requirements(pkg, labels) {
         !shared && (r.scope || arr(r.limitations).length)
           ? el('details', { class: 'req-terms' }, el('summary', { text: 'Scope and limitations of this requirement' }), scopeOf(r))
           : null),
-      el('td', {}, el('span', { class: `badge ${met ? 'met' : 'unmet'}`, text: met ? 'met' : 'unmet' }), el('div', { class: 'note', text: r.status })),
-      el('td', {}, String(arr(r.required).length)),
-      el('td', {}, idList(arr(r.missing), labels)),
+      el('td', { 'data-label': 'Status' }, el('span', { class: `badge ${met ? 'met' : 'unmet'}`, text: met ? 'met' : 'unmet' }), el('div', { class: 'note', text: r.status })),
+      el('td', { class: 'support', 'data-label': 'Supported by' }, supportList(own, 'support-list')),
+      el('td', { 'data-label': 'Missing ids' }, idList(arr(r.missing), labels)),
     );
   });
   return section(
     'requirements',
     'Evidence requirements',
     shared && (shared.scope || arr(shared.limitations).length)
-      ? el('div', { id: 'requirements-terms' }, el('h4', { text: `Scope and limitations (the same for all ${list.length} requirements)` }), scopeOf(shared))
+      ? el('details', { id: 'requirements-terms' }, el('summary', { text: `Scope and limitations (the same for all ${list.length} requirements)` }), scopeOf(shared))
       : null,
     el(
       'div',
@@ -258,10 +323,13 @@ function requirements(pkg, labels) {
         'table',
         { id: 'requirements-table' },
         el('caption', { text: 'Each requirement the bundle author declared for the resolved concepts' }),
-        el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'Requirement' }), el('th', { scope: 'col', text: 'Status' }), el('th', { scope: 'col', text: 'Required items' }), el('th', { scope: 'col', text: 'Missing ids' }))),
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'Requirement' }), el('th', { scope: 'col', text: 'Status' }), el('th', { scope: 'col', text: 'Supported by' }), el('th', { scope: 'col', text: 'Missing ids' }))),
         el('tbody', {}, rows),
       ),
     ),
+    common.length
+      ? el('div', { id: 'requirements-common' }, el('h4', { text: `Every requirement also rests on` }), supportList(common, 'support-list'))
+      : null,
   );
 }
 
@@ -519,8 +587,8 @@ export function renderPackage(container, pkg, actions, handlers) {
   container.append(
     identity(pkg, handlers),
     statusPanel(pkg, actions, labels),
-    concepts(pkg, labels),
     requirements(pkg, labels),
+    concepts(pkg, labels),
     missing(pkg, labels),
     graph(pkg, labels, (id) => openRecord(container, id)),
     records(pkg, labels),

@@ -62,6 +62,22 @@ test('the DWP imprisonment package shown on the page equals the /api/ask package
     pkg.requirements.map((r) => ({ id: r.id, status: r.status === 'supported-within-declared-scope' ? 'met' : 'unmet', missing: r.missing })),
   );
 
+  // Each branch names the paragraphs that support it alone (DMG paragraph numbers read from
+  // the captured pages), and the routing pages every branch rests on are named once.
+  const support = await page.$$eval('#requirements-table tbody tr', (trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td.support li')].map((li) => li.textContent.trim())),
+  );
+  const byBranch = Object.fromEntries(pkg.requirements.map((r, i) => [r.label.split(' ')[0], support[i].join(' | ')]));
+  assert.match(byBranch.Both, /DMG Vol 8 Ch 41: ESA conditions of entitlement +paragraphs 41822–41832/);
+  assert.match(byBranch.Both, /DMG Vol 9 Ch 54: Special cases paragraphs 54197–54215 \(4 pages\)/);
+  assert.match(byBranch.Income, /DMG Vol 4 Ch 24: Special cases paragraphs 24198–24228 \(5 pages\)/);
+  assert.match(byBranch.Legacy, /DMG Vol 4 Ch 24: Special cases paragraphs 24185–24192$|DMG Vol 4 Ch 24: Special cases paragraphs 24185–24192 \|/);
+  assert.match(byBranch.State, /Chapter 78 paragraphs 78650–78679 \(8 pages\)/);
+  for (const row of support) assert.ok(!row.some((line) => line.startsWith('DMG Vol 3 Ch 12')), 'the routing chapter is not repeated in a row');
+  assert.match(await page.textContent('#requirements-common'), /DMG Vol 3 Ch 12: Imprisonment paragraphs 12001–12016 \(2 pages\)/);
+  const chapter24 = page.locator('#requirements-table td.support li[data-document^="DMG Vol 4 Ch 24"] a').first();
+  assert.match(await chapter24.getAttribute('href'), /^https:\/\/assets\.publishing\.service\.gov\.uk\/.*#page=\d+$/);
+
   // Resolved concepts with their matched phrases.
   const concepts = await page.$$eval('#concepts ul.concepts > li', (lis) => lis.map((li) => ({ id: li.dataset.id, matched: [...li.querySelectorAll('mark')].map((m) => m.textContent) })));
   assert.deepEqual(concepts, pkg.resolved_concepts.map((c) => ({ id: c.id, matched: c.matched })));
