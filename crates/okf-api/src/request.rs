@@ -69,6 +69,12 @@ pub struct AskRequest {
     pub profile: Option<String>,
 }
 
+/// Parses one request body, refusing a key given twice ([`crate::strict_json`]).
+pub fn json_body(bytes: &[u8]) -> Result<Value, RequestError> {
+    crate::strict_json::parse(bytes)
+        .map_err(|e| RequestError::Json(format!("is not valid JSON: {e}")))
+}
+
 /// The one rule for optional fields, on every route and tool: `null` means absent. Clients
 /// that convert schemas to strict function calling must send every field, and spell an
 /// optional one they do not use as `null`; a required field given as `null` is then missing.
@@ -91,7 +97,7 @@ impl AskRequest {
     /// Decodes a request body: JSON with no duplicate key at any depth, then
     /// [`AskRequest::from_value`].
     pub fn from_json_slice(bytes: &[u8]) -> Result<Self, RequestError> {
-        let value = crate::strict_json::from_slice(bytes)?;
+        let value = json_body(bytes)?;
         Self::from_value(value)
     }
 

@@ -43,7 +43,7 @@ where
         Ok(b) => b,
         Err(response) => return response,
     };
-    let value = match okf_api::strict_json::from_slice(&bytes) {
+    let value = match okf_api::request::json_body(&bytes) {
         Ok(v) => v,
         Err(e) => return ApiError::from(&e).into_response(),
     };
