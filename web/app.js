@@ -6,7 +6,7 @@
 import { ApiError, ask, catalogue, explainView, getContext, listBundles, readEvidence } from './api.js';
 import { clear, el } from './dom.js';
 import { renderPackage } from './render.js';
-import { ArgumentError, BUDGET_LIMITS, checkBuildArgs, checkExplainArgs, checkManifestArgs, checkReadArgs } from './validate.js';
+import { ArgumentError, BUDGET_DEFAULTS, BUDGET_LIMITS, MAX_QUESTION, checkBuildArgs, checkExplainArgs, checkManifestArgs, checkReadArgs } from './validate.js';
 import { registerPageTools } from './webmcp.js';
 import { assembleLocally, localAvailable } from './local.js';
 
@@ -19,6 +19,13 @@ const progress = $('progress');
 const errorBox = $('error');
 const results = $('results');
 const BUDGET_KEYS = Object.keys(BUDGET_LIMITS);
+
+// The form states the contract's limits (contract.js), not limits of its own.
+question.maxLength = MAX_QUESTION;
+$('question-note').prepend(`1–${MAX_QUESTION} characters. `);
+for (const [key, [min, max]] of Object.entries(BUDGET_LIMITS)) {
+  Object.assign($(key), { min: String(min), max: String(max), placeholder: `default ${BUDGET_DEFAULTS[key]}` });
+}
 
 let sequence = 0; // the latest build started; older ones do not overwrite the page
 let busy = false;

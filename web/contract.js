@@ -16,21 +16,25 @@ export const CONTRACT = freeze({
       [
         "max_nodes",
         1,
-        200
+        200,
+        64
       ],
       [
         "max_relationships",
         1,
-        1000
+        1000,
+        128
       ],
       [
         "max_depth",
         0,
-        8
+        8,
+        6
       ],
       [
         "max_bytes",
         8192,
+        524288,
         524288
       ]
     ],

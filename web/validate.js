@@ -13,6 +13,8 @@ export const MAX_RECORD_ID_CHARS = limits.max_record_id_chars;
 export const MAX_QUESTION = limits.max_question;
 /** Budget keys in the engine's order, each with its inclusive range. */
 export const BUDGET_LIMITS = Object.freeze(Object.fromEntries(limits.budget.map(([key, min, max]) => [key, [min, max]])));
+/** The engine's default for each budget key. */
+export const BUDGET_DEFAULTS = Object.freeze(Object.fromEntries(limits.budget.map(([key, , , value]) => [key, value])));
 
 /** A rejected argument: `field` names it (e.g. `budget.max_bytes`). */
 export class ArgumentError extends Error {

@@ -94,3 +94,17 @@ test('the page is readable on a narrow screen', async () => {
     await narrow.close();
   }
 });
+
+test('the form states the served contract’s limits and the page says what it is not', async () => {
+  const { page } = browser;
+  await openPage(page, server.base);
+  // The limits come from /assets/contract.js (generated from the server's own crate), not the HTML.
+  const contract = await page.evaluate(async () => (await import('/assets/contract.js')).CONTRACT);
+  assert.equal(await page.$eval('#question', (q) => q.maxLength), contract.limits.max_question);
+  assert.match(await page.textContent('#question-note'), new RegExp(`^1–${contract.limits.max_question} characters\\. `));
+  for (const [key, min, max, value] of contract.limits.budget) {
+    const input = await page.$eval(`#${key}`, (i) => ({ min: i.min, max: i.max, placeholder: i.placeholder }));
+    assert.deepEqual(input, { min: String(min), max: String(max), placeholder: `default ${value}` }, key);
+  }
+  assert.match(await page.textContent('.phase-banner'), /Experimental.*not official guidance, not advice and not a decision/s);
+});

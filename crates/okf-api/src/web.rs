@@ -146,10 +146,11 @@ pub fn page_tools() -> Map<String, Value> {
 /// The page's share of the contract: patterns, limits and page tools.
 pub fn web_contract() -> Value {
     // In the engine's order (an array: JSON objects keep no order), which the page keeps for
-    // its form fields, its checks and its permalinks.
+    // its form fields, its checks and its permalinks: `[key, min, max, default]`.
     let budget: Vec<Value> = BUDGET_RANGES
         .iter()
-        .map(|(key, min, max)| json!([key, min, max]))
+        .zip(Budget::default().values())
+        .map(|((key, min, max), default)| json!([key, min, max, default]))
         .collect();
     let sections = section_names();
     json!({

@@ -78,6 +78,36 @@ fn the_page_contract_states_the_engine_budget_ranges_in_the_engine_order() {
         .map(|(key, min, max)| ((*key).to_owned(), *min, *max))
         .collect();
     assert_eq!(budget, engine);
+    let defaults: Vec<u64> = contract["limits"]["budget"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry[3].as_u64().unwrap())
+        .collect();
+    let engine_defaults = okf_engine::Budget::default();
+    assert_eq!(
+        defaults,
+        [
+            engine_defaults.max_nodes,
+            engine_defaults.max_relationships,
+            engine_defaults.max_depth,
+            engine_defaults.max_bytes
+        ]
+    );
+}
+
+#[test]
+fn the_page_html_states_no_limit_and_leaves_them_to_the_contract() {
+    for page in ["web/index.html", "web/evidence.html"] {
+        let html = read(page);
+        for attribute in ["maxlength=", "min=\"", "max=\"", "placeholder=\"default"] {
+            assert!(!html.contains(attribute), "{page} states {attribute}");
+        }
+        assert!(
+            !html.contains(&okf_engine::MAX_QUESTION_UNITS.to_string()),
+            "{page} states the question limit"
+        );
+    }
 }
 
 #[test]

@@ -44,6 +44,16 @@ impl Budget {
         max_bytes: 524_288,
     };
 
+    /// The four limits in [`BUDGET_RANGES`] order.
+    pub fn values(&self) -> [u64; 4] {
+        [
+            self.max_nodes,
+            self.max_relationships,
+            self.max_depth,
+            self.max_bytes,
+        ]
+    }
+
     /// Builds a budget from optional overrides of the defaults, checking every range.
     pub fn with_overrides(
         max_nodes: Option<u64>,
