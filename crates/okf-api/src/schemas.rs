@@ -68,13 +68,7 @@ fn or_null(kind: &str) -> Value {
 /// `cargo run -p okf-api --example generate-contract`, and a test fails when the two differ.
 pub fn ask_request() -> Value {
     let defaults = okf_engine::Budget::default();
-    let budget: Map<String, Value> = okf_engine::BUDGET_RANGES
-        .iter()
-        .map(|(key, minimum, maximum)| {
-            let range = json!({"type": or_null("integer"), "minimum": minimum, "maximum": maximum});
-            ((*key).to_owned(), range)
-        })
-        .collect();
+    let budget = budget_properties(&or_null("integer"));
     let max_question = okf_engine::MAX_QUESTION_UNITS;
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -127,6 +121,32 @@ pub fn ask_request() -> Value {
             },
         },
     })
+}
+
+/// The four budget fields with the engine's ranges, each of JSON Schema type `kind`.
+pub(crate) fn budget_properties(kind: &Value) -> Map<String, Value> {
+    okf_engine::BUDGET_RANGES
+        .iter()
+        .map(|(key, minimum, maximum)| {
+            let range = json!({"type": kind, "minimum": minimum, "maximum": maximum});
+            ((*key).to_owned(), range)
+        })
+        .collect()
+}
+
+/// A `record_id` field: 1 to [`crate::limits::MAX_RECORD_ID_CHARS`] characters.
+pub(crate) fn record_id_field(description: &str) -> Value {
+    json!({"type": "string", "minLength": 1, "maxLength": crate::limits::MAX_RECORD_ID_CHARS, "description": description})
+}
+
+/// A `context_id` field: [`crate::format::CONTEXT_ID_PATTERN`].
+pub(crate) fn context_id_field(description: &str) -> Value {
+    json!({"type": "string", "pattern": crate::format::CONTEXT_ID_PATTERN, "description": description})
+}
+
+/// An `offset` field: 0 to [`crate::limits::MAX_OFFSET`].
+pub(crate) fn offset_field(description: &str) -> Value {
+    json!({"type": "integer", "minimum": 0, "maximum": crate::limits::MAX_OFFSET, "description": description})
 }
 
 /// `n` with a comma between each group of three digits, as the descriptions write numbers.

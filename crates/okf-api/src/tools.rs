@@ -3,6 +3,7 @@
 //! version enums) in the subset strict function calling accepts. The server adds only how
 //! each tool runs.
 
+use crate::schemas::{context_id_field, offset_field, record_id_field};
 use serde_json::{Value, json};
 
 /// What a server serves, as its tools describe it.
@@ -98,7 +99,7 @@ pub const MCP_TOOLS: &[McpTool] = &[
                 "type": "object",
                 "properties": {
                     "context_id": context_id_schema(),
-                    "record_id": {"type": ["string", "null"], "minLength": 1, "maxLength": crate::limits::MAX_RECORD_ID_CHARS, "description": "id of a record in the package; omitted or null: the whole package"}
+                    "record_id": nullable(record_id_field("id of a record in the package; omitted or null: the whole package"))
                 },
                 "required": ["context_id"],
                 "additionalProperties": false
@@ -219,7 +220,9 @@ fn delivery_bytes_schema(min: u64) -> Value {
 }
 
 fn offset_schema(unit: &str) -> Value {
-    json!({"type": ["integer", "null"], "minimum": 0, "maximum": crate::limits::MAX_OFFSET, "description": format!("Start of this response, counted in {unit}; take it from next_offset (omitted or null: 0).")})
+    nullable(offset_field(&format!(
+        "Start of this response, counted in {unit}; take it from next_offset (omitted or null: 0)."
+    )))
 }
 
 /// `ask_okf`'s schema plus the delivery fields: `extra` properties and extra required names.
@@ -255,7 +258,7 @@ fn read_input_schema(served: &Served) -> Value {
         json!({
             "context_id": context_id_schema(),
             "section": {"type": "string", "enum": section_names(), "description": "What to read; record_text and record_metadata need record_id."},
-            "record_id": {"type": ["string", "null"], "minLength": 1, "maxLength": crate::limits::MAX_RECORD_ID_CHARS, "description": "Id of a selected record (from the catalogue), for record_text and record_metadata only; null otherwise."},
+            "record_id": nullable(record_id_field("Id of a selected record (from the catalogue), for record_text and record_metadata only; null otherwise.")),
             "offset": offset_schema("UTF-16 code units"),
             "delivery_bytes": delivery_bytes_schema(okf_delivery::MIN_DELIVERY_BYTES),
         }),
@@ -272,7 +275,7 @@ fn nullable(mut schema: Value) -> Value {
 }
 
 fn context_id_schema() -> Value {
-    json!({"type": "string", "pattern": crate::format::CONTEXT_ID_PATTERN, "description": "context_id returned by ask_okf"})
+    context_id_field("context_id returned by ask_okf")
 }
 
 /// The published ask request schema with `bundle` and `version` narrowed to what this

@@ -5,6 +5,7 @@
 
 use crate::format::{CONTEXT_ID_PATTERN, LOGICAL_ID_PATTERN};
 use crate::limits::{MAX_OFFSET, MAX_RECORD_ID_CHARS, MIN_CATALOGUE_DELIVERY_BYTES};
+use crate::schemas::{budget_properties, context_id_field, offset_field, record_id_field};
 use crate::tools::{delivery_bytes_description, section_names};
 use okf_delivery::{MAX_DELIVERY_BYTES, MIN_DELIVERY_BYTES};
 use okf_engine::{BUDGET_RANGES, Budget, MAX_QUESTION_UNITS};
@@ -18,15 +19,7 @@ const READ_DESCRIPTION: &str = "Reads one section of a context exactly, in bound
 
 fn budget_schema() -> Value {
     let defaults = Budget::default();
-    let properties: Map<String, Value> = BUDGET_RANGES
-        .iter()
-        .map(|(key, minimum, maximum)| {
-            (
-                (*key).to_owned(),
-                json!({"type": "integer", "minimum": minimum, "maximum": maximum}),
-            )
-        })
-        .collect();
+    let properties = budget_properties(&json!("integer"));
     json!({
         "type": "object",
         "additionalProperties": false,
@@ -44,18 +37,6 @@ fn bundle_schema() -> Value {
 
 fn question_schema() -> Value {
     json!({"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_UNITS, "description": format!("The question, 1-{MAX_QUESTION_UNITS} characters, not blank.")})
-}
-
-fn context_id_schema(description: &str) -> Value {
-    json!({"type": "string", "pattern": CONTEXT_ID_PATTERN, "description": description})
-}
-
-fn record_id_schema(description: &str) -> Value {
-    json!({"type": "string", "minLength": 1, "maxLength": MAX_RECORD_ID_CHARS, "description": description})
-}
-
-fn offset_schema(description: &str) -> Value {
-    json!({"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "description": description})
 }
 
 fn delivery_bytes_schema(minimum: u64) -> Value {
@@ -99,8 +80,8 @@ pub fn page_tools() -> Map<String, Value> {
             object(
                 &["context_id"],
                 json!({
-                    "context_id": context_id_schema("A context_id returned by okf_build_context."),
-                    "record_id": record_id_schema("Optional id of one record in the package."),
+                    "context_id": context_id_field("A context_id returned by okf_build_context."),
+                    "record_id": record_id_field("Optional id of one record in the package."),
                 }),
             ),
         ),
@@ -114,8 +95,8 @@ pub fn page_tools() -> Map<String, Value> {
                     "bundle": bundle_schema(),
                     "question": question_schema(),
                     "budget": budget_schema(),
-                    "context_id": context_id_schema("The context_id of the first page; required when offset > 0."),
-                    "offset": offset_schema("First record of this page; take it from delivery.next_offset."),
+                    "context_id": context_id_field("The context_id of the first page; required when offset > 0."),
+                    "offset": offset_field("First record of this page; take it from delivery.next_offset."),
                     "delivery_bytes": delivery_bytes_schema(MIN_CATALOGUE_DELIVERY_BYTES),
                 }),
             ),
@@ -130,10 +111,10 @@ pub fn page_tools() -> Map<String, Value> {
                     "bundle": bundle_schema(),
                     "question": question_schema(),
                     "budget": budget_schema(),
-                    "context_id": context_id_schema("The context_id the replay must reproduce."),
+                    "context_id": context_id_field("The context_id the replay must reproduce."),
                     "section": {"type": "string", "enum": sections, "description": "What to read; record_text and record_metadata need record_id."},
-                    "record_id": record_id_schema("A selected record id, for the two record sections only."),
-                    "offset": offset_schema("Start in UTF-16 code units; take it from next_offset."),
+                    "record_id": record_id_field("A selected record id, for the two record sections only."),
+                    "offset": offset_field("Start in UTF-16 code units; take it from next_offset."),
                     "delivery_bytes": delivery_bytes_schema(MIN_DELIVERY_BYTES),
                 }),
             ),

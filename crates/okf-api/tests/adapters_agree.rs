@@ -84,16 +84,7 @@ fn the_page_contract_states_the_engine_budget_ranges_in_the_engine_order() {
         .iter()
         .map(|entry| entry[3].as_u64().unwrap())
         .collect();
-    let engine_defaults = okf_engine::Budget::default();
-    assert_eq!(
-        defaults,
-        [
-            engine_defaults.max_nodes,
-            engine_defaults.max_relationships,
-            engine_defaults.max_depth,
-            engine_defaults.max_bytes
-        ]
-    );
+    assert_eq!(defaults, okf_engine::Budget::default().values());
 }
 
 #[test]

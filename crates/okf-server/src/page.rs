@@ -99,17 +99,25 @@ async fn evidence() -> Response {
 pub(crate) fn is_page_path(path: &str) -> bool {
     path == "/"
         || path == "/evidence/"
-        || path.strip_prefix("/assets/").is_some_and(|name| {
-            name == "okf.wasm" || ASSETS.iter().any(|(asset, _, _)| *asset == name)
-        })
+        || path
+            .strip_prefix("/assets/")
+            .is_some_and(|name| page_asset(name).is_some())
+}
+
+/// The content type and bytes of the asset served as `/assets/{name}`.
+fn page_asset(name: &str) -> Option<(&'static str, &'static [u8])> {
+    if name == "okf.wasm" {
+        return Some((WASM, WASM_MODULE));
+    }
+    ASSETS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, content_type, body)| (*content_type, body.as_bytes()))
 }
 
 async fn asset(Path(name): Path<String>) -> Response {
-    if name == "okf.wasm" {
-        return page_response(WASM, WASM_MODULE);
-    }
-    match ASSETS.iter().find(|(n, _, _)| *n == name) {
-        Some((_, content_type, body)) => page_response(content_type, body.as_bytes()),
+    match page_asset(&name) {
+        Some((content_type, body)) => page_response(content_type, body),
         None => {
             let mut response = (StatusCode::NOT_FOUND, "no such asset").into_response();
             response.headers_mut().insert(
