@@ -232,7 +232,8 @@ function actionsFor(body, bytes, pkg, where) {
 }
 
 function focusStatus() {
-  const status = $('status');
+  // An off-scope result opens with what the bundle does not cover; read that first.
+  const status = $('off-scope') ?? $('status');
   if (!status) return;
   status.setAttribute('tabindex', '-1');
   status.focus({ preventScroll: true });

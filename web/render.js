@@ -92,12 +92,51 @@ function counts(pkg) {
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+/** The declared gaps the package names (richer profile), by id: `{label, reason, codes}`. */
+const gapsOf = (pkg) => new Map(arr(pkg.declared_gaps).map((g) => [g.id, g]));
+
+/** The last path segment of an IRI (`…/regime/new-style-adm` gives `new-style-adm`). */
+const lastSegment = (iri) => String(iri ?? '').split('/').filter(Boolean).pop() ?? '';
+
+/** A regime id in words: its last segment with spaces (`new-style-adm` gives `new style adm`). */
+const regimeName = (iri) => lastSegment(iri).replaceAll('-', ' ');
+
+/**
+ * Whether the bundle does not cover the question: no requirement applies and words of the
+ * question are outside its vocabulary. The records it reached then come from other words.
+ */
+export const isOffScope = (pkg) => !arr(pkg.requirements).length && arr(pkg.unresolved_terms).length > 0;
+
+const quoted = (terms) => terms.map((t) => `“${t}”`).join(', ');
+
+/** The first thing an off-scope result says: what the bundle does not cover, and what it does. */
+function offScopeNotice(pkg) {
+  if (!isOffScope(pkg)) return null;
+  return el(
+    'div',
+    { id: 'off-scope', class: 'warning-text', role: 'note' },
+    el('span', { class: 'warning-icon', 'aria-hidden': 'true', text: '!' }),
+    el('p', {}, el('strong', { text: `This bundle does not cover ${quoted(arr(pkg.unresolved_terms))}.` }), text(` It covers: ${pkg.scope ?? ''}`)),
+  );
+}
+
+/** Guidance regimes the question established and left open (richer profile), in words. */
+function regimeLine(pkg) {
+  const regime = pkg.guidance_regime;
+  if (!regime) return null;
+  const names = (ids) => (arr(ids).length ? arr(ids).map(regimeName).join(', ') : 'none');
+  return el('p', { id: 'guidance-regime', class: 'status-scope' }, el('strong', { text: 'Guidance regime: ' }),
+    text(`established ${names(regime.resolved)}; left open ${names(regime.unresolved)}${regime.as_of ? `; as of ${regime.as_of}` : ''}.`));
+}
+
 /**
  * What keeps the package from being sufficient, in words, one reason per entry (with the
  * unresolved terms themselves); empty for a sufficient package.
  */
 export function missingReasons(pkg, labels) {
-  const issues = arr(pkg.missing_evidence);
+  const gaps = gapsOf(pkg);
+  // An issue that names a declared gap is said once, by the gap's own words (below).
+  const issues = arr(pkg.missing_evidence).filter((i) => !arr(i.ids).some((id) => gaps.has(id)));
   const codes = new Map();
   for (const i of issues) codes.set(i.code, [...(codes.get(i.code) ?? []), i]);
   const reasons = [];
@@ -124,12 +163,19 @@ export function missingReasons(pkg, labels) {
   if (unmet.length) {
     reasons.push(['unmet_requirements', text(`${plural(unmet.length, 'requirement')} ${unmet.length === 1 ? 'is' : 'are'} not met: ${unmet.map((r) => r.label ?? r.id).join('; ')}.`)]);
   }
+  if (gaps.size) {
+    reasons.push(['declared_gaps', text(`The bundle knowingly does not hold ${plural(gaps.size, 'piece')} of guidance ${gaps.size === 1 ? 'it needs' : 'they need'}: ${[...gaps.values()].map((g) => g.label).join('; ')}. The table above gives the author’s reason for each.`)]);
+  }
+  for (const issue of codes.get('ambiguous_regime') ?? []) {
+    const [concept, ...regimes] = arr(issue.ids);
+    reasons.push(['ambiguous_regime', text(`“${labels.get(concept) ?? lastSegment(concept)}” can be read under more than one guidance regime (${regimes.map(regimeName).join(', ')}) and the question does not say which applies; none was chosen. Ask again naming the regime.`)]);
+  }
   const ambiguities = arr(pkg.ambiguities);
   if (ambiguities.length) {
     reasons.push(['ambiguous_concepts', el('span', {}, 'Ambiguous phrase', ambiguities.length === 1 ? '' : 's', ' (no meaning was chosen): ',
       ambiguities.map((a, i) => [i ? ', ' : '', el('mark', { text: a.phrase })]), '.')]);
   }
-  const explained = new Set(['unresolved_terms', 'no_evidence_requirements', 'uncovered_resolved_concept', 'missing_scope', 'unresolved_task', 'ambiguous_concepts']);
+  const explained = new Set(['unresolved_terms', 'no_evidence_requirements', 'uncovered_resolved_concept', 'missing_scope', 'unresolved_task', 'ambiguous_concepts', 'ambiguous_regime']);
   for (const [code, list] of codes) {
     if (explained.has(code)) continue;
     reasons.push([code, text(`${list[0].message}${list.length > 1 ? ` (${list.length} issues)` : ''}`)]);
@@ -156,6 +202,7 @@ function statusPanel(pkg, actions, labels) {
     el('h3', { id: 'status-heading' }, 'Evidence status: ', el('span', { class: 'status-word', text: status })),
     el('p', { class: 'status-meaning', text: STATUS_MEANING[status] ?? 'Unknown status.' }),
     missingSummary(pkg, labels),
+    regimeLine(pkg),
     el('p', { class: 'status-scope' }, el('strong', { text: 'Declared scope: ' }), text(pkg.scope ?? '')),
     el('p', { class: 'no-answer', text: 'ai_answer is null: this package is evidence to read, not an answer.' }),
     counts(pkg),
@@ -278,6 +325,22 @@ function supportList(records, listClass) {
   );
 }
 
+/**
+ * A requirement's missing ids: a declared gap as the author's label and reason, anything else
+ * by its label and id; "none" when nothing is missing.
+ */
+function missingCell(ids, gaps, labels) {
+  if (!ids.length) return el('span', { class: 'none', text: 'none' });
+  const declared = ids.filter((id) => gaps.has(id));
+  const other = ids.filter((id) => !gaps.has(id));
+  return [
+    declared.map((id) =>
+      el('div', { class: 'gap', 'data-gap': id }, el('strong', { class: 'gap-label', text: gaps.get(id).label }), el('p', { class: 'gap-reason', text: gaps.get(id).reason }), el('div', { class: 'small-id' }, code(id))),
+    ),
+    other.length ? idList(other, labels) : null,
+  ];
+}
+
 function requirements(pkg, labels) {
   const list = arr(pkg.requirements);
   if (!list.length) {
@@ -293,6 +356,7 @@ function requirements(pkg, labels) {
   // Evidence every branch rests on (the routing pages) is said once, under the table; each
   // row names what supports that branch alone.
   const byId = new Map(arr(pkg.selected).map((x) => [x.record?.id, x.record]));
+  const gaps = gapsOf(pkg);
   const evidence = list.map((r) => evidenceOf(r, byId));
   const common = list.length > 1 ? evidence[0].filter((rec) => evidence.every((e) => e.includes(rec))) : [];
   const rows = list.map((r, i) => {
@@ -307,7 +371,7 @@ function requirements(pkg, labels) {
           : null),
       el('td', { 'data-label': 'Status' }, el('span', { class: `badge ${met ? 'met' : 'unmet'}`, text: met ? 'met' : 'unmet' }), el('div', { class: 'note', text: r.status })),
       el('td', { class: 'support', 'data-label': 'Supported by' }, supportList(own, 'support-list')),
-      el('td', { 'data-label': 'Missing ids' }, idList(arr(r.missing), labels)),
+      el('td', { class: 'req-missing', 'data-label': 'What is missing' }, missingCell(arr(r.missing), gaps, labels)),
     );
   });
   return section(
@@ -323,7 +387,7 @@ function requirements(pkg, labels) {
         'table',
         { id: 'requirements-table' },
         el('caption', { text: 'Each requirement the bundle author declared for the resolved concepts' }),
-        el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'Requirement' }), el('th', { scope: 'col', text: 'Status' }), el('th', { scope: 'col', text: 'Supported by' }), el('th', { scope: 'col', text: 'Missing ids' }))),
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'Requirement' }), el('th', { scope: 'col', text: 'Status' }), el('th', { scope: 'col', text: 'Supported by' }), el('th', { scope: 'col', text: 'What is missing' }))),
         el('tbody', {}, rows),
       ),
     ),
@@ -542,11 +606,19 @@ function recordFilter(list) {
 
 function records(pkg, labels) {
   const list = arr(pkg.selected);
+  const body = [
+    list.length > 1 ? recordFilter(list) : null,
+    list.length ? el('div', { class: 'record-list' }, list.map((item, i) => recordItem(item, i, labels))) : none('No record was selected.'),
+  ];
+  // Off scope, the records come from other words of the question: keep them out of the way.
+  const reachedFrom = arr(pkg.resolved_concepts).map((c) => c.label ?? c.id);
   return section(
     'records',
     `Selected records (${list.length})`,
-    list.length > 1 ? recordFilter(list) : null,
-    list.length ? el('div', { class: 'record-list' }, list.map((item, i) => recordItem(item, i, labels))) : none('No record was selected.'),
+    isOffScope(pkg) && list.length
+      ? el('details', { id: 'off-scope-records' },
+          el('summary', { text: `${plural(list.length, 'record')} reached from ${quoted(reachedFrom)}, none about ${quoted(arr(pkg.unresolved_terms))}` }), body)
+      : body,
   );
 }
 
@@ -581,10 +653,12 @@ export function openRecord(container, id) {
 export function renderPackage(container, pkg, actions, handlers) {
   const labels = new Map(arr(pkg.selected).map((s) => [s.record.id, s.record.label]));
   for (const c of arr(pkg.resolved_concepts)) if (!labels.has(c.id) && c.label) labels.set(c.id, c.label);
+  for (const g of arr(pkg.declared_gaps)) if (!labels.has(g.id) && g.label) labels.set(g.id, g.label);
   const keep = container.querySelector('h2');
   clear(container);
   if (keep) container.append(keep);
   container.append(
+    offScopeNotice(pkg),
     identity(pkg, handlers),
     statusPanel(pkg, actions, labels),
     requirements(pkg, labels),

@@ -3,7 +3,8 @@
 // `okf_input`, a status back from the export, the reply in `okf_output_*`. JavaScript only
 // moves bytes; the module parses and verifies them.
 
-const MODULE_URL = '/assets/okf.wasm';
+// Beside this module, so it is the module of the same asset version.
+const MODULE_URL = new URL('./okf.wasm', import.meta.url);
 
 /** A fresh instance's exports, or `null` when the server does not serve the module. */
 export async function instantiateModule() {

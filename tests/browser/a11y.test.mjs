@@ -8,13 +8,9 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { after, before, test } from 'node:test';
-import { askThroughForm, dwpRegistry, imprisonmentQuestion, launch, openPage, screenshot, shared, startServer, tempDir, waitForPackage } from './harness.mjs';
+import { askThroughForm, dwpRegistry, imprisonmentQuestion, launch, openPage, screenshot, seriousViolations, shared, startServer, tempDir, waitForPackage } from './harness.mjs';
 
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 
 let dir;
 let server;
@@ -44,19 +40,6 @@ async function expandEverything(page) {
   });
   // Every DWP record has text; it is filled on each details element's toggle event.
   await page.waitForFunction(() => [...document.querySelectorAll('details.record-text pre')].every((p) => p.textContent !== ''));
-}
-
-/** Runs axe-core in the page (evaluate is not subject to the page's CSP) and returns serious and critical violations. */
-async function seriousViolations(page) {
-  const results = await page.evaluate(
-    async ([source, tags]) => {
-      if (!window.axe) (0, eval)(source);
-      const r = await window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
-    },
-    [AXE_SOURCE, AXE_TAGS],
-  );
-  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
 for (const [name, getBrowser] of [

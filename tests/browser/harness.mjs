@@ -3,6 +3,7 @@
 
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -284,3 +285,20 @@ export function dwpWorkbench(dir) {
   writeFileSync(registry, `${readFileSync(registry, 'utf8')}\n[[workbench]]\nid = "dwp-test"\nmanifest = ${JSON.stringify(manifest)}\n`);
   return { registry, manifest };
 }
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
+
+/** Runs axe-core in the page (evaluate is not subject to the page's CSP) and returns serious and critical violations. */
+export async function seriousViolations(page) {
+  const results = await page.evaluate(
+    async ([source, tags]) => {
+      if (!window.axe) (0, eval)(source);
+      const r = await window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+      return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
+    },
+    [AXE_SOURCE, AXE_TAGS],
+  );
+  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+

@@ -351,3 +351,69 @@ fn as_of_outside_a_regime_removes_it_from_the_candidates() {
         "2020-02-29"
     );
 }
+
+#[test]
+fn the_profile_names_each_declared_gap_once_with_its_label_reason_and_codes() {
+    let (_, index) = hospital();
+    let options = AssembleOptions {
+        regime_profile: true,
+        ..AssembleOptions::default()
+    };
+    let profiled = assemble_with_options(
+        &index,
+        HOSPITAL_QUESTION,
+        &Budget::default(),
+        None,
+        &options,
+    )
+    .unwrap();
+    let p: Value = serde_json::from_str(&profiled.json).unwrap();
+    let gaps = p["declared_gaps"].as_array().unwrap();
+    // Four gaps, each named by several issues, each listed once, in id order.
+    assert_eq!(
+        ids(&p["declared_gaps"], "id"),
+        [
+            "gap/adm-new-style-esa-hospital",
+            "gap/adm-new-style-jsa-hospital",
+            "gap/dmg-77119-hospital-household-exception",
+            "gap/jsa-extended-sickness-reconciliation",
+        ]
+    );
+    let household = &gaps[2];
+    assert_eq!(
+        household["label"],
+        "The hospital household exception DMG 78827 refers to at 77119"
+    );
+    assert!(household["reason"].as_str().unwrap().starts_with(
+        "78827 points to 77119, but the captured 77119 concerns temporary absence abroad"
+    ));
+    assert_eq!(
+        household["codes"],
+        serde_json::json!([
+            "missing_dependency",
+            "missing_record",
+            "missing_required_evidence"
+        ])
+    );
+    // Every code listed is the code of an issue that names the gap, and every such issue is
+    // counted.
+    for gap in gaps {
+        let named: std::collections::BTreeSet<&str> = p["missing_evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["ids"].as_array().unwrap().contains(&gap["id"]))
+            .map(|i| i["code"].as_str().unwrap())
+            .collect();
+        let listed: std::collections::BTreeSet<&str> = gap["codes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        assert_eq!(named, listed, "{}", gap["id"]);
+    }
+    // The default package does not carry the member, and is otherwise what it was.
+    let default = package(&index, HOSPITAL_QUESTION);
+    assert!(default.get("declared_gaps").is_none());
+}

@@ -197,6 +197,49 @@ fn write_guidance_regime<S: Sink + ?Sized>(out: &mut S, pass: &Pass<'_, '_>) {
     out.byte(b'}');
 }
 
+/// `declared_gaps` (richer profile): each declared gap an issue of `missing_evidence` names,
+/// once, in id order, with the author's label and reason and the codes of the issues that name
+/// it. Issues name a gap by id under several codes (the record is absent, a dependency and a
+/// requirement need it); this is where a reader learns what the gap is and why it is open.
+fn write_declared_gaps<S: Sink + ?Sized>(out: &mut S, pass: &Pass<'_, '_>) {
+    let gaps = pass.setup.index.document().gaps.as_deref().unwrap_or_default();
+    // (gap index, code) pairs, sorted by gap id then code (byte order), without repeats.
+    let mut named: Vec<(usize, &str)> = Vec::new();
+    if !pass.fallback {
+        for issue in &pass.missing_evidence.items {
+            for id in &issue.ids {
+                if let Some(g) = gaps.iter().position(|g| g.id == *id) {
+                    named.push((g, issue.code));
+                }
+            }
+        }
+    }
+    named.sort_unstable_by(|a, b| (gaps[a.0].id.as_str(), a.1).cmp(&(gaps[b.0].id.as_str(), b.1)));
+    named.dedup();
+    out.raw("\"declared_gaps\":[");
+    for (i, group) in named.chunk_by(|a, b| a.0 == b.0).enumerate() {
+        let gap = &gaps[group[0].0];
+        if i > 0 {
+            out.byte(b',');
+        }
+        out.raw("{\"codes\":[");
+        for (j, (_, code)) in group.iter().enumerate() {
+            if j > 0 {
+                out.byte(b',');
+            }
+            write_str(out, code);
+        }
+        out.raw("],\"id\":");
+        write_str(out, &gap.id);
+        out.raw(",\"label\":");
+        write_str(out, &gap.label);
+        out.raw(",\"reason\":");
+        write_str(out, &gap.reason);
+        out.byte(b'}');
+    }
+    out.raw("],");
+}
+
 /// `status_basis`: the arithmetic behind `evidence_status`.
 fn write_status_basis<S: Sink + ?Sized>(out: &mut S, pass: &Pass<'_, '_>) {
     let (total, met, blocking) = if pass.fallback {
@@ -412,6 +455,10 @@ fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity:
         }
         Identity::Placeholder => out.raw("\"context_id\":\"\","),
     }
+    let profile = setup.options.regime_profile;
+    if profile {
+        write_declared_gaps(out, pass);
+    }
     out.raw("\"engine\":");
     write_str(out, ENGINE_ID);
     out.raw(",\"evidence_status\":");
@@ -423,7 +470,6 @@ fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity:
             pass.status.as_str()
         },
     );
-    let profile = setup.options.regime_profile;
     if profile {
         write_guidance_regime(out, pass);
     }

@@ -38,25 +38,28 @@ impl Coding {
     /// Codings in the order this server prefers them when a client accepts several equally.
     const PREFERRED: [Coding; 3] = [Coding::Zstd, Coding::Br, Coding::Gzip];
 
-    /// Compresses `bytes`. Levels favour speed: a package is compressed on the request path
-    /// once, and the ratio at these levels is within a few per cent of the slow ones on JSON.
-    fn encode(self, bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    /// Compresses `bytes` at `level`.
+    pub(crate) fn encode(self, bytes: &[u8], level: Level) -> std::io::Result<Vec<u8>> {
+        let best = level == Level::Best;
         match self {
-            Coding::Zstd => zstd::bulk::compress(bytes, 3),
+            Coding::Zstd => zstd::bulk::compress(bytes, if best { 19 } else { 3 }),
             Coding::Br => {
                 let mut out = Vec::with_capacity(bytes.len() / 4);
                 let params = brotli::enc::BrotliEncoderParams {
-                    quality: 4,
+                    quality: if best { 11 } else { 4 },
                     ..Default::default()
                 };
                 brotli::BrotliCompress(&mut &bytes[..], &mut out, &params)?;
                 Ok(out)
             }
             Coding::Gzip => {
-                let mut encoder = flate2::write::GzEncoder::new(
-                    Vec::with_capacity(bytes.len() / 4),
-                    flate2::Compression::fast(),
-                );
+                let level = if best {
+                    flate2::Compression::best()
+                } else {
+                    flate2::Compression::fast()
+                };
+                let mut encoder =
+                    flate2::write::GzEncoder::new(Vec::with_capacity(bytes.len() / 4), level);
                 encoder.write_all(bytes)?;
                 encoder.finish()
             }
@@ -64,10 +67,26 @@ impl Coding {
     }
 }
 
+/// How hard to compress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Level {
+    /// For a package, compressed on the request path once: the ratio at these levels is within
+    /// a few per cent of the slow ones on JSON (zstd 3, brotli 4, gzip 1).
+    Fast,
+    /// For the page's fixed assets, compressed once per process or committed (zstd 19,
+    /// brotli 11, gzip 9).
+    Best,
+}
+
 /// The coding to answer with for a request's `Accept-Encoding`: the most preferred coding the
 /// client accepts with the highest quality value, or `None` (identity). Tokens are
 /// case-insensitive; `*` stands for every coding not named; `q=0` refuses a coding.
 pub(crate) fn negotiate(headers: &HeaderMap) -> Option<Coding> {
+    negotiate_among(headers, &Coding::PREFERRED)
+}
+
+/// As [`negotiate`], among the codings `offered` (in the server's preference).
+pub(crate) fn negotiate_among(headers: &HeaderMap, offered: &[Coding]) -> Option<Coding> {
     // (token, quality in thousandths); a malformed quality refuses its coding.
     let items: Vec<(String, u16)> = headers
         .get_all(header::ACCEPT_ENCODING)
@@ -91,9 +110,9 @@ pub(crate) fn negotiate(headers: &HeaderMap) -> Option<Coding> {
             .map_or(0, |(_, q)| *q)
     };
     // The highest quality wins; among equals, the first in the server's preference.
-    Coding::PREFERRED
-        .into_iter()
-        .map(|c| (quality(c), c))
+    offered
+        .iter()
+        .map(|&c| (quality(c), c))
         .filter(|(q, _)| *q > 0)
         .fold(None, |best: Option<(u16, Coding)>, (q, c)| match best {
             Some((bq, _)) if bq >= q => best,
@@ -139,7 +158,7 @@ impl CompressedPackages {
         if let Some(body) = self.kept(context_id, coding) {
             return Ok((body, false));
         }
-        let body = Bytes::from(coding.encode(json)?);
+        let body = Bytes::from(coding.encode(json, Level::Fast)?);
         let mut list = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if find(&list, context_id, coding).is_none() {
             list.push_front((context_id.to_owned(), coding, body.clone()));

@@ -373,17 +373,27 @@ fn rate_limit_spares_health_and_counts_per_route_class() {
 #[test]
 fn a_low_rate_limit_still_lets_the_whole_page_load_and_leaves_the_windows_untouched() {
     let server = start(|c| c.rate_limit = Some((3, Duration::from_secs(60))));
-    // Every file of the page: both pages and every asset they load.
+    // Every file of the page: both pages and every asset they load, from the versioned
+    // directory the page names (and by bare name, for links from outside).
+    let page = String::from_utf8(server.get("/").body).unwrap();
+    let start = page.find("/assets/").unwrap();
+    let end = start + "/assets/".len() + page[start + "/assets/".len()..].find('/').unwrap();
+    let versioned = &page[start..=end];
     let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web");
     let mut paths = vec!["/".to_owned(), "/evidence/".to_owned()];
     for entry in std::fs::read_dir(web).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
-        // okf.wasm.rustc records which compiler built okf.wasm; it is not served.
-        if !name.ends_with(".html") && !name.ends_with(".rustc") {
+        // okf.wasm.rustc records which compiler built okf.wasm; .br and .gz are the module's
+        // compressed forms, sent in its place.
+        let served = [".html", ".rustc", ".br", ".gz"]
+            .iter()
+            .all(|ext| !name.ends_with(ext));
+        if served {
+            paths.push(format!("{versioned}{name}"));
             paths.push(format!("/assets/{name}"));
         }
     }
-    assert!(paths.len() > 12, "{paths:?}");
+    assert!(paths.len() > 24, "{paths:?}");
     for path in &paths {
         assert_eq!(server.get(path).status, 200, "{path}");
     }

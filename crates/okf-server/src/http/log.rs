@@ -46,7 +46,10 @@ pub(crate) async fn headers_and_log(request: Request, next: Next) -> Response {
     let route = request.uri().path().to_owned();
     let mut response = ensure_json_error(next.run(request).await);
     let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    // Nothing is cached unless its handler says so (the page's versioned assets).
+    headers
+        .entry(header::CACHE_CONTROL)
+        .or_insert(HeaderValue::from_static("no-store"));
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),

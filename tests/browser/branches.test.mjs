@@ -1,0 +1,164 @@
+// 12. What a decision maker reads first: the branch table names each branch's paragraphs and,
+//     for an unmet branch, the declared gap's label and reason (once); an off-scope question
+//     opens with what the bundle does not cover and keeps the unrelated records collapsed; the
+//     table is a few tab stops from the result; axe finds nothing serious in these states.
+//     Desktop and 390 px.
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import {
+  DWP_INDEX,
+  DWP_SHA,
+  DWP_URL,
+  askThroughForm,
+  launch,
+  okfBin,
+  openPage,
+  repoRoot,
+  screenshot,
+  seriousViolations,
+  sha256Hex,
+  shared,
+  startServer,
+  tempDir,
+} from './harness.mjs';
+
+const OFF_SCOPE = 'How is capital treated for Income Support and JSA?';
+const hospitalQuestion = () => JSON.parse(readFileSync(shared('dwp/reference/hospital-package.json'), 'utf8')).question;
+
+let dir;
+let server;
+let desktop;
+let phone;
+
+before(async () => {
+  dir = tempDir('branches');
+  // The hospital profile, built from the frozen captures, served with the richer profile.
+  const hospital = path.join(dir, 'hospital.json');
+  execFileSync(okfBin, ['build', path.join(repoRoot, 'profiles/dwp-hospital'), '--sources', shared('dwp/source'), '--out', hospital], { stdio: 'pipe' });
+  const registry = path.join(dir, 'registry.toml');
+  writeFileSync(
+    registry,
+    `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\n\n` +
+      `[[bundle]]\nid = "dwp-hospital"\nindex = ${JSON.stringify(hospital)}\nsha256 = "${sha256Hex(readFileSync(hospital))}"\n` +
+      `index_url = "https://example.invalid/ask-okf/dwp-hospital/index.json"\npackage_profile = "regimes"\n`,
+  );
+  server = await startServer(['--registry', registry]);
+  desktop = await launch();
+  phone = await launch({ viewport: { width: 390, height: 844 } });
+});
+
+after(async () => {
+  await desktop?.close();
+  await phone?.close();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Each requirement row: its id, status, and the gaps shown in it with their words. */
+const rowsOf = (page) =>
+  page.$$eval('#requirements-table tbody tr', (trs) =>
+    trs.map((tr) => ({
+      id: tr.dataset.requirement,
+      status: tr.dataset.status,
+      gaps: [...tr.querySelectorAll('.gap')].map((g) => ({ id: g.dataset.gap, label: g.querySelector('.gap-label').textContent, reason: g.querySelector('.gap-reason').textContent })),
+      text: tr.textContent,
+    })),
+  );
+
+/** How many times `needle` occurs in `hay`. */
+const occurrences = (hay, needle) => hay.split(needle).length - 1;
+
+for (const [name, getBrowser] of [
+  ['desktop', () => desktop],
+  ['390 px', () => phone],
+]) {
+  test(`hospital profile: each unmet branch shows its gap's label and reason exactly once (${name})`, async () => {
+    const { page, problems } = getBrowser();
+    const question = hospitalQuestion();
+    await openPage(page, server.base);
+    await askThroughForm(page, 'dwp-hospital', question);
+    const pkg = (await server.ask({ bundle: 'dwp-hospital', question })).json;
+    assert.equal(pkg.evidence_status, 'insufficient');
+    const gaps = new Map(pkg.declared_gaps.map((g) => [g.id, g]));
+    assert.equal(gaps.size, 4);
+
+    const rows = await rowsOf(page);
+    assert.deepEqual(rows.map((r) => r.id), pkg.requirements.map((r) => r.id));
+    for (const [i, requirement] of pkg.requirements.entries()) {
+      const row = rows[i];
+      const expected = requirement.missing.filter((id) => gaps.has(id));
+      assert.deepEqual(row.gaps.map((g) => g.id), expected, requirement.id);
+      for (const g of row.gaps) {
+        assert.equal(g.label, gaps.get(g.id).label);
+        assert.equal(g.reason, gaps.get(g.id).reason);
+        assert.equal(occurrences(row.text, gaps.get(g.id).reason), 1, `${requirement.id}: the reason once`);
+        assert.equal(occurrences(row.text, gaps.get(g.id).label), 1, `${requirement.id}: the label once`);
+      }
+      if (requirement.missing.length === 0) assert.match(row.text, /none$/, `${requirement.id}: nothing missing says none`);
+      else assert.equal(row.status, 'unmet');
+    }
+    // The household-exception row carries the source/version mismatch in the author's words.
+    const spc = rows.find((r) => r.id.endsWith('hospital-state-pension-credit'));
+    assert.match(spc.gaps[0].reason, /^78827 points to 77119, but the captured 77119 concerns temporary absence abroad/);
+
+    // "Why it is not sufficient" names the gaps once, by label, not as generic per-code counts.
+    const why = await page.$$eval('#why-not li', (lis) => lis.map((li) => ({ code: li.dataset.reason, text: li.textContent })));
+    const gapLine = why.find((w) => w.code === 'declared_gaps');
+    for (const g of gaps.values()) assert.equal(occurrences(gapLine.text, g.label), 1);
+    assert.ok(!why.some((w) => /A record reached by traversal is not in the index/.test(w.text)), JSON.stringify(why));
+    assert.equal(why.filter((w) => w.code === 'ambiguous_regime').length, 2);
+    assert.match(await page.textContent('#guidance-regime'), /left open new style adm/);
+
+    assert.deepEqual(await seriousViolations(page), []);
+    await screenshot(page, `hospital-branches-${name === 'desktop' ? 'desktop' : 'phone'}`, { fullPage: false });
+    assert.deepEqual(problems, []);
+  });
+
+  test(`an off-scope question opens with what the bundle does not cover (${name})`, async () => {
+    const { page, problems } = getBrowser();
+    await openPage(page, server.base);
+    await askThroughForm(page, 'okf-dwp', OFF_SCOPE);
+    const pkg = (await server.ask({ bundle: 'okf-dwp', question: OFF_SCOPE })).json;
+    assert.deepEqual(pkg.requirements, []);
+    assert.ok(pkg.unresolved_terms.includes('capital'));
+    assert.ok(pkg.selected.length > 40, 'records reached from the benefit names');
+
+    // The first element of the result, above the status, and the one focused.
+    const first = await page.$eval('#results', (r) => [...r.children].find((c) => c.tagName !== 'H2')?.id);
+    assert.equal(first, 'off-scope');
+    const notice = await page.textContent('#off-scope');
+    assert.match(notice, /^!This bundle does not cover “capital”, “treated”\. It covers: /);
+    assert.ok(notice.includes(pkg.scope));
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'off-scope');
+    const box = await page.$eval('#off-scope', (e) => e.getBoundingClientRect().top + window.scrollY);
+    const status = await page.$eval('#status', (e) => e.getBoundingClientRect().top + window.scrollY);
+    assert.ok(box < status);
+
+    // The unrelated records are behind one closed disclosure that says how many.
+    assert.equal(await page.$eval('#off-scope-records', (d) => d.open), false);
+    assert.match(await page.textContent('#off-scope-records > summary'), new RegExp(`^${pkg.selected.length} records reached from .*, none about “capital”, “treated”$`));
+
+    assert.deepEqual(await seriousViolations(page), []);
+    assert.deepEqual(problems, []);
+  });
+
+  test(`the branch table is within 10 tab stops of the result (${name})`, async () => {
+    const { page } = getBrowser();
+    const question = hospitalQuestion();
+    await openPage(page, server.base);
+    await askThroughForm(page, 'dwp-hospital', question);
+    // The page focuses the status after a result; count Tab presses from there.
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'status');
+    let stops = 0;
+    while (stops < 10) {
+      await page.keyboard.press('Tab');
+      stops += 1;
+      if (await page.evaluate(() => Boolean(document.activeElement?.closest('#requirements .table-wrap')))) break;
+    }
+    assert.ok(await page.evaluate(() => Boolean(document.activeElement?.closest('#requirements .table-wrap'))), `not reached in ${stops} tab stops`);
+  });
+}
