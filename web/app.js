@@ -4,7 +4,7 @@
 // (local.js; same bytes again), and the page says which.
 
 import { ApiError, ask, catalogue, explainView, getContext, listBundles, readEvidence } from './api.js';
-import { clear, el } from './dom.js';
+import { clear, el, readableDate } from './dom.js';
 import { renderPackage } from './render.js';
 import { ArgumentError, BUDGET_DEFAULTS, BUDGET_LIMITS, MAX_QUESTION, checkBuildArgs, checkExplainArgs, checkManifestArgs, checkReadArgs } from './validate.js';
 import { registerPageTools } from './webmcp.js';
@@ -43,6 +43,47 @@ function ensureBundleOption(id) {
   bundleSelect.append(el('option', { value: id, text: `${id} (not listed by this server)` }));
 }
 
+bundleSelect.addEventListener('change', () => {
+  showBundleScope();
+  showVersions();
+});
+
+/** The Version menu for the chosen bundle: its default, then each servable version. */
+function showVersions() {
+  const select = $('version');
+  const chosen = select.value;
+  const versions = bundleVersions.get(bundleSelect.value) ?? [];
+  const fallback = defaultVersions.get(bundleSelect.value);
+  clear(select).append(el('option', { value: '', text: fallback ? `Default version (${fallback})` : 'Default version' }));
+  for (const v of versions) {
+    if (v.state !== 'ready') continue;
+    select.append(el('option', { value: v.name, text: v.published ? `${v.name}, published ${readableDate(v.published)}` : v.name }));
+  }
+  if ([...select.options].some((o) => o.value === chosen)) select.value = chosen;
+}
+
+/** Every version each bundle lists, by bundle id. */
+const bundleVersions = new Map();
+
+/** The default version's listing of each bundle (scope, capture days, snapshot), by id. */
+const bundleFacts = new Map();
+
+/** Under the picker: what the chosen bundle covers and when its sources were captured. */
+function showBundleScope() {
+  const box = $('bundle-scope');
+  const v = bundleFacts.get(bundleSelect.value);
+  clear(box);
+  box.hidden = !v?.scope;
+  if (!v?.scope) return;
+  const days = v.captured ? (v.captured.first === v.captured.last ? readableDate(v.captured.first) : `${readableDate(v.captured.first)} to ${readableDate(v.captured.last)}`) : null;
+  box.append(
+    el('strong', { text: 'Covers: ' }),
+    v.scope,
+    days ? el('span', {}, el('br'), el('strong', { text: 'Sources captured: ' }), `${days} (not a publication or effective date)`) : null,
+    v.snapshot ? el('span', {}, el('br'), el('strong', { text: 'Snapshot: ' }), v.snapshot) : null,
+  );
+}
+
 /** Fills the Bundle menu; resolves to the GET /api/bundles body (null when it failed). */
 async function loadBundles() {
   const note = $('bundle-note');
@@ -54,10 +95,11 @@ async function loadBundles() {
       const version = (Array.isArray(b.versions) ? b.versions : []).find((v) => v.name === b.default_version);
       if (typeof b.default_version === 'string') defaultVersions.set(b.id, b.default_version);
       const ready = b.state === 'ready';
-      const label = ready
-        ? `${b.id}${version?.snapshot ? ` — ${version.snapshot}` : ''}`
-        : `${b.id} (refused: ${version?.reason ?? 'failed verification'})`;
+      const name = typeof b.title === 'string' ? `${b.title} (${b.id})` : b.id;
+      const label = ready ? name : `${name} (refused: ${version?.reason ?? 'failed verification'})`;
       bundleSelect.append(el('option', { value: b.id, disabled: !ready, text: label }));
+      if (version) bundleFacts.set(b.id, version);
+      bundleVersions.set(b.id, Array.isArray(b.versions) ? b.versions : []);
     }
     const corpusList = Array.isArray(value?.corpora) ? value.corpora : [];
     for (const c of corpusList) {
@@ -72,6 +114,8 @@ async function loadBundles() {
     note.textContent = all.length
       ? `${all.filter((b) => b.state === 'ready').length} of ${all.length} served bundles are ready.`
       : 'This server serves no bundle.';
+    showBundleScope();
+    showVersions();
     return value;
   } catch (e) {
     note.textContent = `The list of bundles could not be loaded: ${e instanceof ApiError ? e.message : 'unexpected error'}`;
@@ -83,6 +127,8 @@ async function loadBundles() {
 
 function formInput() {
   const input = { bundle: bundleSelect.value, question: question.value };
+  if ($('version').value) input.version = $('version').value;
+  if ($('as_of').value.trim()) input.as_of = $('as_of').value.trim();
   const budget = {};
   for (const key of BUDGET_KEYS) {
     const field = $(key);
@@ -104,6 +150,13 @@ function setForm(body) {
   question.value = body.question;
   for (const key of BUDGET_KEYS) $(key).value = body.budget?.[key] !== undefined ? String(body.budget[key]) : '';
   if (body.budget && Object.keys(body.budget).length) $('budget-box').open = true;
+  showVersions();
+  if (body.version !== undefined && ![...$('version').options].some((o) => o.value === body.version)) {
+    $('version').append(el('option', { value: body.version, text: `${body.version} (not listed by this server)` }));
+  }
+  $('version').value = body.version ?? '';
+  $('as_of').value = body.as_of ?? '';
+  if (body.version !== undefined || body.as_of !== undefined) $('when-box').open = true;
 }
 
 /** Where the form asks for the package to be assembled: 'server' or 'browser'. */
@@ -121,6 +174,7 @@ function permalinkHash(body, where = 'server') {
   params.set('bundle', body.bundle);
   params.set('q', body.question);
   for (const key of BUDGET_KEYS) if (body.budget?.[key] !== undefined) params.set(key, String(body.budget[key]));
+  for (const key of ['version', 'as_of']) if (body[key] !== undefined) params.set(key, body[key]);
   if (where === 'browser') params.set('where', 'browser');
   return `#${params.toString()}`;
 }
@@ -135,6 +189,7 @@ function requestFromHash(hash) {
     if (params.has(key)) budget[key] = /^-?\d+$/.test(params.get(key)) ? Number(params.get(key)) : Number.NaN;
   }
   if (Object.keys(budget).length) input.budget = budget;
+  for (const key of ['version', 'as_of']) if (params.has(key)) input[key] = params.get(key);
   return input;
 }
 
@@ -177,12 +232,21 @@ function showError(e) {
   if (e instanceof ApiError && e.retryAfter !== undefined) errorBox.dataset.retryAfter = String(e.retryAfter);
   else delete errorBox.dataset.retryAfter;
   errorBox.hidden = false;
-  // Point at the offending field, if it is on the form.
+  // Point at the offending field, if it is on the form: marked invalid, and linked from the
+  // summary by its label (GOV.UK error summary), the link moving focus to it.
   const name = typeof field === 'string' ? field.replace(/^budget\./, '') : '';
   const input = name && form.elements.namedItem(name);
   if (input instanceof HTMLElement) {
     input.setAttribute('aria-invalid', 'true');
     if (name in BUDGET_LIMITS) $('budget-box').open = true;
+    if (name === 'version' || name === 'as_of') $('when-box').open = true;
+    const label = form.querySelector(`label[for="${CSS.escape(input.id)}"]`)?.textContent ?? name;
+    const link = el('a', { href: `#${input.id}`, class: 'error-link', text: `Go to “${label}”` });
+    link.addEventListener('click', (event) => {
+      event.preventDefault(); // the hash is the permalink; keep it
+      input.focus();
+    });
+    errorBox.append(el('p', { class: 'error-field' }, link));
   }
 }
 
@@ -262,7 +326,10 @@ async function assemble(body, where, signal) {
   if (corpora.has(body.bundle)) {
     throw new ApiError({ status: 0, code: 'local_unavailable', field: 'bundle', message: `${body.bundle} is a corpus, which is assembled on the server only; choose “On the server”.` });
   }
-  const version = defaultVersions.get(body.bundle);
+  if (body.as_of !== undefined) {
+    throw new ApiError({ status: 0, code: 'local_unavailable', field: 'as_of', message: 'A date chooses the version on the server, which applies it; choose “On the server”, or name a version instead.' });
+  }
+  const version = body.version ?? defaultVersions.get(body.bundle);
   if (version === undefined) {
     throw new ApiError({ status: 0, code: 'unknown_bundle', field: 'bundle', message: `bundle ${JSON.stringify(body.bundle)} is not served here; GET /api/bundles lists the served bundles` });
   }

@@ -56,6 +56,12 @@ export const CONTRACT = freeze({
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
+          "as_of": {
+            "description": "Optional date (YYYY-MM-DD) the question is about: picks the version published by then; regimes not in force on it are left out. Omitted: none. Not with version.",
+            "format": "date",
+            "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
+            "type": "string"
+          },
           "budget": {
             "additionalProperties": false,
             "description": "Optional budget overrides; omitted keys use the engine defaults (64 records, 128 relationships, depth 6, 524288 bytes).",
@@ -92,6 +98,11 @@ export const CONTRACT = freeze({
             "description": "The question, 1-4000 characters, not blank.",
             "maxLength": 4000,
             "minLength": 1,
+            "type": "string"
+          },
+          "version": {
+            "description": "Bundle version name; the default version if omitted. Not with as_of.",
+            "pattern": "^[a-z0-9][a-z0-9._-]{0,63}$",
             "type": "string"
           }
         },
@@ -291,6 +302,7 @@ export const CONTRACT = freeze({
   },
   "patterns": {
     "context_id": "^urn:sha256:[0-9a-f]{64}$",
+    "date": "^\\d{4}-\\d{2}-\\d{2}$",
     "logical_id": "^[a-z0-9][a-z0-9._-]{0,63}$"
   },
   "sections": [

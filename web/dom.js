@@ -61,3 +61,16 @@ export function shorten(text, max) {
   const chars = Array.from(String(text));
   return chars.length <= max ? chars.join('') : `${chars.slice(0, max - 1).join('')}…`;
 }
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/**
+ * A date or timestamp (`2026-09-15`, `2026-09-15T19:45:22.073369Z`) as GOV.UK writes dates
+ * (`15 September 2026`), independent of the browser's locale; anything else unchanged.
+ */
+export function readableDate(value) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/u.exec(String(value ?? ''));
+  const month = m ? MONTHS[Number(m[2]) - 1] : undefined;
+  if (!m || !month || Number(m[3]) < 1 || Number(m[3]) > 31) return String(value ?? '');
+  return `${Number(m[3])} ${month} ${m[1]}`;
+}

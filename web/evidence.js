@@ -5,6 +5,7 @@
 // fails instead of overwriting it. Deep links keep manifest, case, record and tab only.
 
 import { el, clear } from './dom.js';
+import { capturedRange, evidenceSummary, isOffScope } from './render.js';
 import { registry } from './webmcp.js';
 import { WorkbenchModule, WorkbenchError } from './workbench.js';
 import { renderGraph, renderPassage, renderProvenance, renderRelationships, renderTrace, renderView } from './views.js';
@@ -34,6 +35,8 @@ let recordsCase = null;
 let renderSeq = 0;
 let lastPresented = 0;
 let toolsRegistered = false;
+let captured = null; // the shown case's capture dates, for every view's dates
+const statuses = new Map(); // case id -> evidence status, once its package has been verified
 
 function showError(message) {
   const box = $('wb-error');
@@ -109,6 +112,8 @@ async function openManifest(id, { keepLocation = false } = {}) {
   records = [];
   recordsCase = null;
   lastPresented = 0;
+  statuses.clear();
+  $('check-all-note').textContent = '';
   note.textContent = `Opened ${id}: a new session.`;
   const facts = $('manifest-facts');
   clear(facts).append(
@@ -137,7 +142,15 @@ function renderCases() {
   const shown = summary.cases.filter((c) => !filter || `${c.id} ${c.label} ${c.question}`.toLowerCase().includes(filter));
   clear(list).append(
     ...shown.map((c) =>
-      el('li', {}, el('button', { type: 'button', class: 'link case-link', 'data-case': c.id }, el('strong', { text: c.label }), el('span', { class: 'note', text: ` ${c.question}` }))),
+      el(
+        'li',
+        {},
+        el('button', { type: 'button', class: 'link case-link', 'data-case': c.id }, el('strong', { text: c.label }), el('span', { class: 'note', text: ` ${c.question}` })),
+        ' ',
+        statuses.has(c.id)
+          ? el('span', { class: `badge status-tag ${statuses.get(c.id)}`, 'data-status': statuses.get(c.id), text: statuses.get(c.id) })
+          : el('span', { class: 'note status-tag', text: 'status not checked yet' }),
+      ),
     ),
   );
   $('case-count').textContent = `${shown.length} of ${summary.cases.length} questions shown.`;
@@ -154,6 +167,41 @@ async function navigate(selection, { focus = null } = {}) {
 
 function caseOf(id) {
   return summary?.cases.find((c) => c.id === id) ?? null;
+}
+
+/**
+ * The case's facts: the briefing the questions file gives (what the question leaves open,
+ * what evidence it needs, known scope gaps), labelled as the file's, not the package's.
+ */
+function renderCaseFacts(c, r) {
+  const list = (items) => (items?.length ? el('ul', {}, items.map((i) => el('li', { text: i }))) : el('span', { class: 'none', text: 'none listed in the questions file' }));
+  const facts = clear($('case-facts'));
+  if (r.error) facts.append(el('div', {}, el('dt', { text: 'Evidence status' }), el('dd', { text: `not available (${r.error.code}: ${r.error.message})` })));
+  facts.append(
+    el('div', {}, el('dt', { text: 'Open points (questions file)' }), el('dd', {}, list(c.ambiguities))),
+    el('div', {}, el('dt', { text: 'Evidence needed (questions file)' }), el('dd', {}, list(c.required_evidence))),
+    el('div', {}, el('dt', { text: 'Known scope gaps (questions file)' }), el('dd', {}, list(c.scope_gaps))),
+  );
+}
+
+/** Loads and verifies every case's package in turn, so the question list shows each status. */
+async function checkAll() {
+  const button = $('check-all');
+  const note = $('check-all-note');
+  button.disabled = true;
+  try {
+    for (const [i, c] of summary.cases.entries()) {
+      note.textContent = `Checking ${i + 1} of ${summary.cases.length}…`;
+      const r = await wb.records(c.id);
+      statuses.set(c.id, r.error ? 'unavailable' : String(r.package?.evidence_status));
+      renderCases();
+    }
+    const counts = new Map();
+    for (const s of statuses.values()) counts.set(s, (counts.get(s) ?? 0) + 1);
+    note.textContent = `Checked ${summary.cases.length}: ${[...counts].map(([s, n]) => `${n} ${s}`).join(', ')}.`;
+  } finally {
+    button.disabled = false;
+  }
 }
 
 function renderRecords(current) {
@@ -218,14 +266,33 @@ async function viewBody(state) {
   if (view === 'graph') {
     const env = await wb.read('okf_get_view_data', ref ? { view: 'graph', case_id: caseId, ref } : { view: 'graph', case_id: caseId });
     if (env.error) return failed(env);
-    return renderGraph(env.data, { open: (r) => openRef(r) });
+    return renderGraph(env.data, { open: (r) => openRef(r), captured });
   }
   if (TABLE_VIEWS.has(view)) {
-    const env = await wb.read('okf_get_view_data', { view, case_id: caseId });
+    const env = await allRows({ view, case_id: caseId });
     if (env.error) return failed(env);
-    return renderView(env.data, { inspect: (r) => openRef(r) });
+    return renderView(env.data, { inspect: (r) => openRef(r), captured });
   }
   return el('p', { class: 'note', text: `The ${view} view is not part of retained packages in this workbench; choose one of the tabs above.` });
+}
+
+/**
+ * A table view with every row: the session pages rows, and the page follows each cursor (at
+ * most 100 pages), so no row is left behind a "more rows" note.
+ */
+async function allRows(args) {
+  let env = await wb.read('okf_get_view_data', args);
+  if (env.error) return env;
+  const rows = [...(env.data.rows ?? [])];
+  const first = env;
+  for (let pages = 1; env.delivery?.next_cursor && pages < 100; pages += 1) {
+    env = await wb.read('okf_get_view_data', { ...args, cursor: env.delivery.next_cursor });
+    if (env.error) return env;
+    rows.push(...(env.data.rows ?? []));
+  }
+  const complete = !env.delivery?.next_cursor;
+  const coverage = { ...(first.data.coverage ?? {}), offset: 0, delivered_rows: rows.length, complete };
+  return { ...first, data: { ...first.data, rows, coverage } };
 }
 
 async function openRef(ref) {
@@ -252,15 +319,18 @@ async function render({ focus = null } = {}) {
     if (seq !== renderSeq) return;
     records = Array.isArray(r.records) ? r.records : [];
     recordsCase = c.id;
-    const status = r.error ? `not available (${r.error.code}: ${r.error.message})` : r.evidence_status;
-    const facts = $('case-facts');
-    const list = (items) => (items?.length ? el('ul', {}, items.map((i) => el('li', { text: i }))) : el('span', { class: 'none', text: 'none recorded' }));
-    clear(facts).append(
-      el('div', {}, el('dt', { text: 'Evidence status' }), el('dd', { text: String(status) })),
-      el('div', {}, el('dt', { text: 'Ambiguities' }), el('dd', {}, list(c.ambiguities))),
-      el('div', {}, el('dt', { text: 'Required evidence' }), el('dd', {}, list(c.required_evidence))),
-      el('div', {}, el('dt', { text: 'Scope gaps' }), el('dd', {}, list(c.scope_gaps))),
-    );
+    const pkg = r.error ? null : r.package;
+    captured = pkg ? capturedRange(pkg) : null;
+    if (pkg) {
+      statuses.set(c.id, String(pkg.evidence_status));
+      renderCases();
+    }
+    renderCaseFacts(c, r);
+    clear($('case-evidence')).append(...(pkg ? evidenceSummary(pkg) : []));
+    // Off scope, the records come from other words of the question; the heading says so.
+    $('records-heading').textContent = pkg && isOffScope(pkg)
+      ? `Records reached from other words of the question (${records.length}), none about what it asks`
+      : `Selected records (${records.length})`;
   }
   renderRecords(state.record_id);
   renderTabs(state.view || 'source');
@@ -355,6 +425,9 @@ $('manifest-form').addEventListener('submit', (event) => {
   if (id) openManifest(id);
 });
 $('case-filter').addEventListener('input', () => renderCases());
+$('check-all').addEventListener('click', () => {
+  if (summary) checkAll();
+});
 $('record-filter').addEventListener('input', () => renderRecords(wb?.page().record_id ?? null));
 $('cases').addEventListener('click', (event) => {
   const id = event.target?.closest?.('button[data-case]')?.dataset.case;

@@ -1,13 +1,13 @@
 // Renders an okf-governed-context.v1 package as a page for people. Every value from the
 // package is untrusted and is set with textContent or setAttribute (see dom.js).
 
-import { clear, el, httpsLink } from './dom.js';
+import { clear, el, httpsLink, readableDate } from './dom.js';
 import { graphLegend, graphModel, graphNote, predicateName, renderGraph } from './graph.js';
 
 const STATUS_MEANING = {
   sufficient:
-    'Every evidence requirement that the bundle author declared for this question is met, and nothing is missing, ambiguous, in conflict or cut by the budget. ' +
-    'This holds only within the declared scope below: it is not an answer, and not a decision about anyone’s case.',
+    'Every requirement the bundle author declared for this question is met, and nothing is missing, ambiguous, in conflict or cut by the budget, ' +
+    'within the bundle’s declared scope. It is not an answer, and not a decision about anyone’s case.',
   insufficient:
     'The evidence is not complete. The sections below say exactly what is missing: unmet requirements, missing or restricted evidence, ' +
     'unresolved or ambiguous words and anything the budget left out. An insufficient package is still a correct, useful result.',
@@ -120,6 +120,28 @@ function offScopeNotice(pkg) {
   );
 }
 
+/**
+ * When the selected records' sources were captured, as one date or a range (`captured_at` in
+ * their provenance, date part); `null` when none says.
+ */
+export function capturedRange(pkg) {
+  const days = arr(pkg.selected)
+    .flatMap((s) => arr(s.record?.provenance))
+    .map((p) => String(p?.captured_at ?? '').slice(0, 10))
+    .filter((d) => /^\d{4}-\d{2}-\d{2}$/u.test(d))
+    .sort();
+  if (!days.length) return null;
+  const [first, last] = [days[0], days[days.length - 1]];
+  return first === last ? readableDate(first) : `${readableDate(first)} to ${readableDate(last)}`;
+}
+
+function capturedLine(pkg) {
+  const range = capturedRange(pkg);
+  if (!range) return null;
+  return el('p', { id: 'captured', class: 'status-scope' }, el('strong', { text: 'Sources captured: ' }),
+    text(`${range} (when the text was copied; not a publication or effective date).`));
+}
+
 /** Guidance regimes the question established and left open (richer profile), in words. */
 function regimeLine(pkg) {
   const regime = pkg.guidance_regime;
@@ -194,32 +216,44 @@ function missingSummary(pkg, labels) {
     el('ul', { id: 'why-not', 'aria-labelledby': 'why-not-heading' }, reasons.map(([code, node]) => el('li', { 'data-reason': code }, node))));
 }
 
-function statusPanel(pkg, actions, labels) {
+/** For a sufficient package, what is missing in one line: nothing. */
+function nothingMissing(pkg) {
+  if (pkg.evidence_status !== 'sufficient') return null;
+  return el('p', { id: 'nothing-missing' }, el('strong', { text: 'What is missing: ' }),
+    text('nothing. No evidence is missing, nothing is ambiguous or in conflict, and the budget left nothing out.'));
+}
+
+/** Downloading, linking to and citing the package. */
+function usePanel(pkg, actions, handlers) {
+  return section('use', 'Use this package', actions, contextIdRow(pkg, handlers));
+}
+
+function statusPanel(pkg, labels) {
   const status = String(pkg.evidence_status);
   return el(
     'section',
     { id: 'status', class: `status status-${status}`, 'data-status': status, 'aria-labelledby': 'status-heading' },
     el('h3', { id: 'status-heading' }, 'Evidence status: ', el('span', { class: 'status-word', text: status })),
     el('p', { class: 'status-meaning', text: STATUS_MEANING[status] ?? 'Unknown status.' }),
-    missingSummary(pkg, labels),
+    missingSummary(pkg, labels) ?? nothingMissing(pkg),
     regimeLine(pkg),
-    el('p', { class: 'status-scope' }, el('strong', { text: 'Declared scope: ' }), text(pkg.scope ?? '')),
-    el('p', { class: 'no-answer', text: 'ai_answer is null: this package is evidence to read, not an answer.' }),
-    counts(pkg),
-    actions,
+    capturedLine(pkg),
+    el('details', { class: 'status-scope', id: 'status-scope' }, el('summary', { text: 'What the bundle covers (its declared scope)' }), el('p', { text: pkg.scope ?? '' })),
+    el('p', { class: 'no-answer', text: 'This package is evidence to read, not an answer: its ai_answer field is empty (null).' }),
+    el('details', { id: 'counts-box', class: 'counts-box' }, el('summary', { text: 'The numbers behind this status' }), counts(pkg)),
   );
 }
 
-function identity(pkg, handlers) {
+function questionLine(pkg) {
+  return el('p', { class: 'identity' }, el('strong', { text: 'Question: ' }), el('q', { id: 'asked-question', text: pkg.question ?? '' }));
+}
+
+/** The package's id (what an AI host or a colleague cites), with a copy button. */
+function contextIdRow(pkg, handlers) {
   const copyNote = el('span', { id: 'copy-note', class: 'note', role: 'status', 'aria-live': 'polite' });
-  const copy = el('button', { type: 'button', id: 'copy-id', class: 'small', text: 'Copy context id' });
+  const copy = el('button', { type: 'button', id: 'copy-id', class: 'small', text: 'Copy package id' });
   copy.addEventListener('click', () => handlers.copy(pkg.context_id, copyNote));
-  return el(
-    'div',
-    { class: 'identity' },
-    el('p', {}, el('strong', { text: 'Question: ' }), el('q', { id: 'asked-question', text: pkg.question ?? '' })),
-    el('p', { class: 'context-id-row' }, el('strong', { text: 'context_id: ' }), el('code', { id: 'context-id', text: pkg.context_id ?? '' }), ' ', copy, ' ', copyNote),
-  );
+  return el('p', { class: 'context-id-row' }, el('strong', { text: 'Package id (context_id): ' }), el('code', { id: 'context-id', text: pkg.context_id ?? '' }), ' ', copy, ' ', copyNote);
 }
 
 function concepts(pkg, labels) {
@@ -292,27 +326,39 @@ const documentOf = (label) => String(label ?? '').split(' — ')[0];
  * those on its required paths, that the package selected.
  */
 function evidenceOf(r, byId) {
-  const ids = [...arr(r.required), ...arr(r.required_paths).flatMap((p) => arr(p?.records))];
-  return [...new Set(ids)].map((id) => byId.get(id)).filter((rec) => rec?.kind === 'evidence');
+  return [...namedBy(r)].map((id) => byId.get(id)).filter((rec) => rec?.kind === 'evidence');
+}
+
+/** The record ids a requirement names: required, and on its required paths, in that order. */
+function namedBy(r) {
+  return new Set([...arr(r.required), ...arr(r.required_paths).flatMap((p) => arr(p?.records))]);
 }
 
 /**
- * One line per source document: a link to the first page's source, the numbered paragraphs
- * across its pages, and how many pages.
+ * The support lines of some records: one per source document, with its records (pages), the
+ * numbered paragraphs across them and a key that is the same for lines a reader sees as the
+ * same (document and paragraphs).
  */
-function supportList(records, listClass) {
-  if (!records.length) return el('span', { class: 'none', text: 'no selected evidence record' });
+function supportLines(records) {
   const groups = new Map();
   for (const rec of records) {
-    const key = documentOf(rec.label);
-    if (!groups.has(key)) groups.set(key, []);
-    groups.get(key).push(rec);
+    const name = documentOf(rec.label);
+    if (!groups.has(name)) groups.set(name, []);
+    groups.get(name).push(rec);
   }
+  return [...groups].map(([name, recs]) => {
+    const paragraphs = recs.flatMap((rec) => paragraphNumbers(rec.text));
+    return { name, recs, paragraphs, key: `${name}\u0000${paragraphs.length ? span(paragraphs) : ''}` };
+  });
+}
+
+/** A list of support lines: a link to the first page's source, the paragraphs, how many pages. */
+function supportList(lines, listClass) {
+  if (!lines.length) return el('span', { class: 'none', text: 'no selected evidence record' });
   return el(
     'ul',
     { class: listClass },
-    [...groups].map(([name, recs]) => {
-      const paragraphs = recs.flatMap((rec) => paragraphNumbers(rec.text));
+    lines.map(({ name, recs, paragraphs }) => {
       const url = arr(recs[0].provenance).find((p) => typeof p?.url === 'string')?.url;
       return el(
         'li',
@@ -357,11 +403,13 @@ function requirements(pkg, labels) {
   // row names what supports that branch alone.
   const byId = new Map(arr(pkg.selected).map((x) => [x.record?.id, x.record]));
   const gaps = gapsOf(pkg);
-  const evidence = list.map((r) => evidenceOf(r, byId));
-  const common = list.length > 1 ? evidence[0].filter((rec) => evidence.every((e) => e.includes(rec))) : [];
+  const lines = list.map((r) => supportLines(evidenceOf(r, byId)));
+  // A line every row would show (the same document and paragraphs) is said once, under the table.
+  const common = list.length > 1 ? lines[0].filter((l) => lines.every((row) => row.some((x) => x.key === l.key))) : [];
+  const commonKeys = new Set(common.map((l) => l.key));
   const rows = list.map((r, i) => {
     const met = r.status === 'supported-within-declared-scope';
-    const own = evidence[i].filter((rec) => !common.includes(rec));
+    const own = lines[i].filter((l) => !commonKeys.has(l.key));
     return el(
       'tr',
       { 'data-requirement': r.id, 'data-status': met ? 'met' : 'unmet' },
@@ -369,7 +417,7 @@ function requirements(pkg, labels) {
         !shared && (r.scope || arr(r.limitations).length)
           ? el('details', { class: 'req-terms' }, el('summary', { text: 'Scope and limitations of this requirement' }), scopeOf(r))
           : null),
-      el('td', { 'data-label': 'Status' }, el('span', { class: `badge ${met ? 'met' : 'unmet'}`, text: met ? 'met' : 'unmet' }), el('div', { class: 'note', text: r.status })),
+      el('td', { class: 'req-status', 'data-label': 'Status' }, el('span', { class: `badge ${met ? 'met' : 'unmet'}`, title: r.status, text: met ? 'met' : 'not met' })),
       el('td', { class: 'support', 'data-label': 'Supported by' }, supportList(own, 'support-list')),
       el('td', { class: 'req-missing', 'data-label': 'What is missing' }, missingCell(arr(r.missing), gaps, labels)),
     );
@@ -450,6 +498,34 @@ function budget(pkg) {
 }
 
 function graph(pkg, labels, openRecord) {
+  const requirements = arr(pkg.requirements);
+  const holder = el('div', { class: 'graph-holder' });
+  // One branch at a time keeps the drawing readable on a phone; the table follows the choice.
+  const draw = (branch) => {
+    const keep = branch ? namedBy(branch) : null;
+    const view = keep
+      ? { ...pkg, selected: arr(pkg.selected).filter((s) => keep.has(s.record?.id)), relationships: arr(pkg.relationships).filter((r) => keep.has(r.source) && keep.has(r.target)) }
+      : pkg;
+    clear(holder).append(...graphBody(view, labels, openRecord));
+  };
+  const picker = requirements.length > 1
+    ? el('div', { class: 'field graph-branch' }, el('label', { for: 'graph-branch', text: 'Show in the graph' }),
+        el('select', { id: 'graph-branch' }, el('option', { value: '', text: 'Every selected record' }), requirements.map((r, i) => el('option', { value: String(i), text: `Only: ${r.label ?? r.id}` }))))
+    : null;
+  picker?.querySelector('select').addEventListener('change', (event) => draw(event.target.value === '' ? null : requirements[Number(event.target.value)]));
+  draw(null);
+  return section(
+    'graph',
+    'Graph of the selected evidence',
+    graphLegend(),
+    el('p', { class: 'note', text: 'Arrows point from the record that holds a relationship to the record it leads to. Select a box to open its record. With the keyboard the graph is one stop: Tab to it, move between boxes with the arrow keys (Home and End for the first and last) and press Enter to open one.' }),
+    picker,
+    holder,
+  );
+}
+
+/** The note, drawing and relationships table of a package (or of one branch of it). */
+function graphBody(pkg, labels, openRecord) {
   const model = graphModel(pkg);
   const selectedIds = new Set(arr(pkg.selected).map((s) => s.record.id));
   const name = (id) => el('span', {}, labels.has(id) ? el('span', { text: labels.get(id) }) : el('span', { class: 'none', text: selectedIds.has(id) ? '' : '(not selected) ' }), el('div', { class: 'small-id' }, code(id)));
@@ -460,18 +536,14 @@ function graph(pkg, labels, openRecord) {
     el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'From' }), el('th', { scope: 'col', text: 'Relation' }), el('th', { scope: 'col', text: 'To' }), el('th', { scope: 'col', text: 'Status' }))),
     el('tbody', {}, arr(pkg.relationships).map((r) => el('tr', { 'data-id': r.id }, el('td', {}, name(r.source)), el('td', {}, el('span', { text: predicateName(r.predicate) }), r.label ? el('div', { class: 'note', text: r.label }) : null), el('td', {}, name(r.target)), el('td', { text: r.assertion_status })))),
   );
-  return section(
-    'graph',
-    'Graph of the selected evidence',
+  return [
     el('p', { id: 'graph-note', class: 'note', text: graphNote(model) }),
-    graphLegend(),
-    el('p', { class: 'note', text: 'Arrows point from the record that holds a relationship to the record it leads to. Select a box to open its record. With the keyboard the graph is one stop: Tab to it, move between boxes with the arrow keys (Home and End for the first and last) and press Enter to open one.' }),
     model.nodes.length
       ? el('div', { class: 'graph-wrap', tabindex: '-1', role: 'region', 'aria-label': 'Graph drawing (scrolls in both directions)' }, renderGraph(model, openRecord))
       : none('No record was selected, so there is nothing to draw.'),
     el('details', { class: 'graph-table-box', open: arr(pkg.relationships).length <= 20 }, el('summary', { text: `Relationships as a table (${arr(pkg.relationships).length})` }),
       el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Relationships table (scrolls sideways)' }, table)),
-  );
+  ];
 }
 
 function provenanceList(list) {
@@ -488,7 +560,7 @@ function provenanceList(list) {
           ['Locator', text(p.locator ?? '')],
           ['Source SHA-256', code(p.source_sha256 ?? '')],
           p.literal_sha256 ? ['Text SHA-256', code(p.literal_sha256)] : null,
-          ['Captured', text(p.captured_at ?? '')],
+          ['Captured', text(p.captured_at ? `${readableDate(p.captured_at)} (${p.captured_at})` : '')],
           p.source_date ? ['Source date', text(`${p.source_date}${p.source_date_kind ? ` (${p.source_date_kind})` : ''}`)] : null,
         ]),
       ),
@@ -599,16 +671,50 @@ function recordFilter(list) {
       d.hidden = !match;
       if (match) shown += 1;
     }
+    // A group shows while it holds a match, opened while a filter is typed.
+    for (const g of container.querySelectorAll('details.record-group')) {
+      const any = Boolean(g.querySelector('details.record:not([hidden])'));
+      g.hidden = !any;
+      if (words.length) g.open = any;
+    }
     note.textContent = words.length ? `Showing ${shown} of ${list.length} records.` : `Showing all ${list.length} records.`;
   });
   return el('div', { class: 'field record-filter' }, el('label', { for: 'record-filter', text: 'Filter records (label, id, kind or status)' }), input, note);
 }
 
+/**
+ * The selected records grouped by branch, each record once, in package order within a group:
+ * a group per requirement (the records only it names), then those every requirement names,
+ * then the rest (concepts, scope and routing records). One group when nothing groups them.
+ */
+function recordGroups(pkg) {
+  const requirements = arr(pkg.requirements);
+  const named = requirements.map(namedBy);
+  const groups = [
+    ...requirements.map((r) => ({ key: r.id, title: r.label ?? r.id, items: [] })),
+    { key: 'common', title: 'What every requirement rests on', items: [] },
+    { key: 'other', title: requirements.length ? 'Other selected records (concepts, scope and routing)' : 'Selected records', items: [] },
+  ];
+  arr(pkg.selected).forEach((item, index) => {
+    const id = item.record?.id;
+    const holders = named.map((set, i) => (set.has(id) ? i : -1)).filter((i) => i >= 0);
+    const group = holders.length === 0 ? groups.at(-1) : holders.length === named.length && named.length > 1 ? groups.at(-2) : groups[holders[0]];
+    group.items.push({ item, index });
+  });
+  return groups.filter((g) => g.items.length);
+}
+
 function records(pkg, labels) {
   const list = arr(pkg.selected);
+  const groups = recordGroups(pkg);
+  const items = (g) => el('div', { class: 'record-list' }, g.items.map(({ item, index }) => recordItem(item, index, labels)));
   const body = [
     list.length > 1 ? recordFilter(list) : null,
-    list.length ? el('div', { class: 'record-list' }, list.map((item, i) => recordItem(item, i, labels))) : none('No record was selected.'),
+    !list.length
+      ? none('No record was selected.')
+      : groups.length === 1
+        ? items(groups[0])
+        : groups.map((g) => el('details', { class: 'record-group', 'data-group': g.key }, el('summary', { text: `${g.title} (${plural(g.items.length, 'record')})` }), items(g))),
   ];
   // Off scope, the records come from other words of the question: keep them out of the way.
   const reachedFrom = arr(pkg.resolved_concepts).map((c) => c.label ?? c.id);
@@ -620,6 +726,24 @@ function records(pkg, labels) {
           el('summary', { text: `${plural(list.length, 'record')} reached from ${quoted(reachedFrom)}, none about ${quoted(arr(pkg.unresolved_terms))}` }), body)
       : body,
   );
+}
+
+/** The words this page uses, in plain English (GOV.UK summary list). */
+const GLOSSARY = [
+  ['Evidence package', 'What Ask OKF builds for a question: the passages of guidance the bundle links to it, what each branch needs and whether it is met, and everything missing. It never contains an answer (its ai_answer field is always null).'],
+  ['Bundle', 'A fixed, published set of guidance passages and the links between them that an author prepared; Ask OKF reads nothing else.'],
+  ['Requirement (branch)', 'What the bundle author says must be present before one part of a question (for example one benefit) can be read from the evidence.'],
+  ['Met / not met', 'Met: every record the requirement names is in the package (“supported-within-declared-scope”). Not met: something it names is missing (“insufficient”).'],
+  ['Declared gap', 'Guidance the author knows the bundle does not hold, with the author’s reason; it stays missing and is never guessed.'],
+  ['Resolved concept', 'A word or phrase of the question that the bundle’s vocabulary recognises.'],
+  ['Unresolved term', 'A word of the question outside the bundle’s vocabulary; nothing is looked up for it.'],
+  ['Guidance regime', 'Which guide applies, for example the DMG for legacy benefits or ADM for New Style ones and Universal Credit.'],
+  ['Package id (context_id)', 'A fingerprint of the package’s content: the same question, bundle and limits always give the same id.'],
+  ['Budget', 'The limits on how many records, links and bytes a package may hold; anything they cut is listed.'],
+];
+
+function glossary() {
+  return section('glossary', 'Words used on this page', el('dl', { class: 'facts glossary' }, GLOSSARY.map(([term, meaning]) => el('div', {}, el('dt', { text: term }), el('dd', { text: meaning })))));
 }
 
 function packageFacts(pkg) {
@@ -640,7 +764,7 @@ function packageFacts(pkg) {
 export function openRecord(container, id) {
   const target = [...container.querySelectorAll('details.record')].find((d) => d.dataset.id === id);
   if (!target) return false;
-  target.open = true;
+  for (let d = target; d; d = d.parentElement?.closest('details')) d.open = true;
   target.scrollIntoView({ block: 'start' });
   target.querySelector('summary')?.focus();
   return true;
@@ -650,24 +774,75 @@ export function openRecord(container, id) {
  * Renders a package into `container`. `handlers.copy(text, noteElement)` copies the
  * context id; `actions` is the node with the download and permalink links.
  */
-export function renderPackage(container, pkg, actions, handlers) {
-  const labels = new Map(arr(pkg.selected).map((s) => [s.record.id, s.record.label]));
+/** Display labels by id: selected records, resolved concepts and declared gaps. */
+function labelsOf(pkg) {
+  const labels = new Map(arr(pkg.selected).map((s) => [s.record?.id, s.record?.label]));
   for (const c of arr(pkg.resolved_concepts)) if (!labels.has(c.id) && c.label) labels.set(c.id, c.label);
   for (const g of arr(pkg.declared_gaps)) if (!labels.has(g.id) && g.label) labels.set(g.id, g.label);
+  return labels;
+}
+
+/**
+ * What a decision maker reads first about a package, for the workbench's case view: what the
+ * bundle does not cover (off scope), the status and why it is not sufficient, the regime and
+ * capture dates, then the branch table. The same blocks as the Ask page's result.
+ */
+export function evidenceSummary(pkg) {
+  const labels = labelsOf(pkg);
+  const status = String(pkg.evidence_status);
+  return [
+    offScopeNotice(pkg),
+    el('div', { class: `status status-${status}`, 'data-status': status },
+      el('p', {}, el('strong', { text: 'Evidence status: ' }), el('span', { class: 'status-word', text: status })),
+      el('p', { class: 'status-meaning', text: STATUS_MEANING[status] ?? 'Unknown status.' }),
+      missingSummary(pkg, labels),
+      regimeLine(pkg),
+      capturedLine(pkg)),
+    requirements(pkg, labels),
+  ];
+}
+
+export function renderPackage(container, pkg, actions, handlers) {
+  const labels = labelsOf(pkg);
   const keep = container.querySelector('h2');
   clear(container);
   if (keep) container.append(keep);
-  container.append(
-    offScopeNotice(pkg),
-    identity(pkg, handlers),
-    statusPanel(pkg, actions, labels),
+  const sections = [
     requirements(pkg, labels),
-    concepts(pkg, labels),
     missing(pkg, labels),
+    usePanel(pkg, actions, handlers),
+    concepts(pkg, labels),
     graph(pkg, labels, (id) => openRecord(container, id)),
     records(pkg, labels),
     scope(pkg),
     budget(pkg),
     packageFacts(pkg),
+    glossary(),
+  ];
+  container.append(offScopeNotice(pkg), questionLine(pkg), contents(sections), statusPanel(pkg, labels), ...sections);
+}
+
+/** "On this page" (GOV.UK contents list), closed so that it costs one line on a phone. */
+function contents(sections) {
+  const nav = el(
+    'nav',
+    { id: 'contents', class: 'contents', 'aria-label': 'On this page' },
+    el(
+      'details',
+      {},
+      el('summary', { text: 'On this page' }),
+      el('ol', {}, sections.map((s) => el('li', {}, el('a', { href: `#${s.id}`, 'data-section': s.id, text: s.querySelector('h3')?.textContent ?? s.id })))),
+    ),
   );
+  // The location's hash is the permalink of the question; going to a section must not replace it.
+  nav.addEventListener('click', (event) => {
+    const id = event.target?.closest?.('a[data-section]')?.dataset.section;
+    const target = id && document.getElementById(id);
+    if (!target) return;
+    event.preventDefault();
+    target.setAttribute('tabindex', '-1');
+    target.focus({ preventScroll: true });
+    target.scrollIntoView({ block: 'start' });
+  });
+  return nav;
 }

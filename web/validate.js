@@ -8,6 +8,7 @@ import { CONTRACT } from './contract.js';
 const { limits, patterns } = CONTRACT;
 export const BUNDLE_ID = new RegExp(patterns.logical_id, 'u');
 export const CONTEXT_ID = new RegExp(patterns.context_id, 'u');
+export const DATE = new RegExp(patterns.date, 'u');
 /** Longest record id, in characters (code points, as JSON Schema's maxLength counts). */
 export const MAX_RECORD_ID_CHARS = limits.max_record_id_chars;
 export const MAX_QUESTION = limits.max_question;
@@ -74,11 +75,20 @@ export function checkBudget(budget) {
 
 /** Checks `okf_build_context` arguments; returns the request body for POST /api/ask. */
 export function checkBuildArgs(input) {
-  closedObject(input, 'arguments', ['bundle', 'question', 'budget']);
+  closedObject(input, 'arguments', ['bundle', 'question', 'budget', 'version', 'as_of']);
   const body = { bundle: checkBundle(input.bundle), question: checkQuestion(input.question) };
   if (input.budget !== undefined) {
     const budget = checkBudget(input.budget);
     if (Object.keys(budget).length > 0) body.budget = budget;
+  }
+  if (input.version !== undefined) {
+    if (typeof input.version !== 'string' || !BUNDLE_ID.test(input.version)) throw new ArgumentError('version', `must match ${BUNDLE_ID.source}`);
+    body.version = input.version;
+  }
+  if (input.as_of !== undefined) {
+    if (typeof input.as_of !== 'string' || !DATE.test(input.as_of)) throw new ArgumentError('as_of', 'must be a date written YYYY-MM-DD');
+    if (body.version !== undefined) throw new ArgumentError('as_of', 'give either version or as_of, not both');
+    body.as_of = input.as_of;
   }
   return body;
 }

@@ -3,7 +3,7 @@
 // credential-free https URLs become links, unknown values are marked as unknown (never 0 or
 // "no"), and every view shows its authority, limitations and three dates.
 
-import { el, svg, httpsLink, shorten } from './dom.js';
+import { el, svg, httpsLink, readableDate, shorten } from './dom.js';
 
 const UNKNOWN = 'Unknown';
 const UNKNOWN_NOTE = 'An unknown rate or readiness value does not mean zero.';
@@ -27,16 +27,39 @@ function cellText(value) {
   return String(value);
 }
 
-function dates(view) {
+/**
+ * The view's three dates (unknown stays unknown: capture is not publication or effect), and
+ * when the case's sources were captured, when the package says.
+ */
+function dates(view, captured) {
   const t = view.time_basis ?? {};
-  const row = (label, value) => el('div', {}, el('dt', { text: label }), el('dd', {}, value ? String(value) : unknown()));
+  const row = (label, value) => el('div', {}, el('dt', { text: label }), el('dd', {}, value ? readableDate(value) : unknown()));
   return el(
     'dl',
     { class: 'dates' },
     row('Assessment date', t.assessment_date),
     row('Effective from', t.effective_from),
     row('Effective to', t.effective_to),
+    captured ? el('div', {}, el('dt', { text: 'Sources captured' }), el('dd', { text: captured })) : null,
   );
+}
+
+/**
+ * Fields whose value is the same long text in every row (a requirement's qualification, often
+ * ~900 characters): said once above the table instead of in each row.
+ */
+function sharedFields(fields, rows) {
+  if (rows.length < 2) return [];
+  return fields.filter((f) => {
+    const v = rows[0][f.key];
+    return typeof v === 'string' && v.length > 120 && rows.every((r) => r[f.key] === v);
+  });
+}
+
+/** A cell of a view: in the requirements view an empty `missing` is "none" (nothing is missing). */
+function viewCell(view, row, key) {
+  if (view.kind === 'requirements' && key === 'missing' && row.missing === '') return el('span', { class: 'none', text: 'none' });
+  return cellText(row[key]);
 }
 
 function limitations(list) {
@@ -66,13 +89,15 @@ function coverage(view) {
  * A view table with its header facts. `inspect(ref)` opens a referenced record; each
  * reference in a row becomes an "Inspect source n" button.
  */
-export function renderView(view, { inspect, headingLevel = 3 } = {}) {
+export function renderView(view, { inspect, headingLevel = 3, captured = null } = {}) {
   const box = el('div', { class: 'view' });
   box.append(el(`h${headingLevel}`, { text: String(view.title ?? view.kind ?? 'View') }));
   box.append(el('p', { class: 'authority' }, el('strong', { text: 'Authority: ' }), String(view.authority ?? UNKNOWN)));
-  box.append(dates(view));
-  const fields = Array.isArray(view.fields) ? view.fields : [];
+  box.append(dates(view, captured));
   const rows = Array.isArray(view.rows) ? view.rows : [];
+  const shared = sharedFields(Array.isArray(view.fields) ? view.fields : [], rows);
+  for (const f of shared) box.append(el('p', { class: 'shared-field' }, el('strong', { text: `${f.label} (the same for every row): ` }), String(rows[0][f.key])));
+  const fields = (Array.isArray(view.fields) ? view.fields : []).filter((f) => !shared.includes(f));
   if (rows.length === 0) {
     box.append(
       el(
@@ -92,7 +117,7 @@ export function renderView(view, { inspect, headingLevel = 3 } = {}) {
     const body = el('tbody');
     let n = 0;
     for (const row of rows) {
-      const tr = el('tr', {}, fields.map((f) => el('td', {}, cellText(row[f.key]), row.unit && f.key === 'value' ? ` (${row.unit})` : '')));
+      const tr = el('tr', {}, fields.map((f) => el('td', {}, viewCell(view, row, f.key), row.unit && f.key === 'value' ? ` (${row.unit})` : '')));
       if (hasRefs) {
         const refs = Array.isArray(row.references) ? row.references : [];
         tr.append(
@@ -131,13 +156,13 @@ const COLUMNS = 3;
  * The bounded graph: an SVG with arrowheads, announced in a sentence, followed by node and
  * connection tables with a keyboard button per node (`open(ref)`).
  */
-export function renderGraph(view, { open } = {}) {
+export function renderGraph(view, { open, captured = null } = {}) {
   const nodes = Array.isArray(view.nodes) ? view.nodes : [];
   const edges = Array.isArray(view.edges) ? view.edges : [];
   const box = el('div', { class: 'view graph-view' });
   box.append(el('h3', { text: String(view.title ?? 'Graph') }));
   box.append(el('p', { class: 'authority' }, el('strong', { text: 'Authority: ' }), String(view.authority ?? UNKNOWN)));
-  box.append(dates(view));
+  box.append(dates(view, captured));
   const sentence = `Directed graph with ${nodes.length} nodes and ${edges.length} displayed connections; arrows run from source to target.`;
   const rows = Math.ceil(nodes.length / COLUMNS);
   const width = COLUMNS * (NODE_W + 60) + 20;

@@ -48,6 +48,16 @@ async function servedBundles(signal, listed) {
   }
 }
 
+/**
+ * The signal a tool call runs under: the page's lifetime, joined with the host's per-call
+ * signal (`execute(input, {signal})`) when it gives one, so a host that cancels a call stops
+ * its requests.
+ */
+function callSignal(lifetime, options) {
+  const host = options?.signal;
+  return host instanceof AbortSignal ? AbortSignal.any([lifetime, host]) : lifetime;
+}
+
 /** The page-tool registry: `document.modelContext` with `registerTool`, else null. */
 export function registry() {
   try {
@@ -74,13 +84,13 @@ export async function registerPageTools({ build, explain, manifest, read, listed
   const { signal } = lifetime;
   try {
     const bundles = await servedBundles(signal, listed);
-    await mc.registerTool({ ...BUILD_TOOL, inputSchema: buildSchemaFor(bundles), execute: (input) => build(input, signal) }, { signal });
-    await mc.registerTool({ ...EXPLAIN_TOOL, execute: (input) => explain(input, signal) }, { signal });
+    await mc.registerTool({ ...BUILD_TOOL, inputSchema: buildSchemaFor(bundles), execute: (input, options) => build(input, callSignal(signal, options)) }, { signal });
+    await mc.registerTool({ ...EXPLAIN_TOOL, execute: (input, options) => explain(input, callSignal(signal, options)) }, { signal });
     await mc.registerTool(
-      { ...MANIFEST_TOOL, inputSchema: buildSchemaFor(bundles, MANIFEST_TOOL), execute: (input) => manifest(input, signal) },
+      { ...MANIFEST_TOOL, inputSchema: buildSchemaFor(bundles, MANIFEST_TOOL), execute: (input, options) => manifest(input, callSignal(signal, options)) },
       { signal },
     );
-    await mc.registerTool({ ...READ_TOOL, inputSchema: buildSchemaFor(bundles, READ_TOOL), execute: (input) => read(input, signal) }, { signal });
+    await mc.registerTool({ ...READ_TOOL, inputSchema: buildSchemaFor(bundles, READ_TOOL), execute: (input, options) => read(input, callSignal(signal, options)) }, { signal });
   } catch (e) {
     lifetime.abort();
     return { available: false, message: `Registering the page tools failed (${e?.name ?? 'Error'}); Ask OKF works as usual.` };

@@ -12,8 +12,10 @@ import { after, before, test } from 'node:test';
 import {
   DWP_INDEX,
   DWP_SHA,
+  DWP_TITLE,
   DWP_URL,
   askThroughForm,
+  imprisonmentQuestion,
   launch,
   okfBin,
   openPage,
@@ -42,7 +44,7 @@ before(async () => {
   const registry = path.join(dir, 'registry.toml');
   writeFileSync(
     registry,
-    `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\n\n` +
+    `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\ntitle = "${DWP_TITLE}"\n\n` +
       `[[bundle]]\nid = "dwp-hospital"\nindex = ${JSON.stringify(hospital)}\nsha256 = "${sha256Hex(readFileSync(hospital))}"\n` +
       `index_url = "https://example.invalid/ask-okf/dwp-hospital/index.json"\npackage_profile = "regimes"\n`,
   );
@@ -162,3 +164,75 @@ for (const [name, getBrowser] of [
     assert.ok(await page.evaluate(() => Boolean(document.activeElement?.closest('#requirements .table-wrap'))), `not reached in ${stops} tab stops`);
   });
 }
+
+test('the bundle picker names each bundle by its title and says what it covers and when its sources were captured', async () => {
+  const { page, problems } = desktop;
+  await openPage(page, server.base);
+  const options = await page.$$eval('#bundle option', (os) => os.map((o) => [o.value, o.textContent]));
+  assert.deepEqual(options, [
+    ['dwp-hospital', 'dwp-hospital'],
+    ['okf-dwp', `${DWP_TITLE} (okf-dwp)`],
+  ]);
+  await page.selectOption('#bundle', 'okf-dwp');
+  const listing = JSON.parse((await server.get('/api/bundles')).text).bundles.find((b) => b.id === 'okf-dwp').versions[0];
+  assert.deepEqual(listing.captured, { first: '2026-09-15', last: '2026-09-16' });
+  const scope = await page.textContent('#bundle-scope');
+  assert.ok(scope.startsWith(`Covers: ${listing.scope}`), scope);
+  assert.match(scope, /Sources captured: 15 September 2026 to 16 September 2026 \(not a publication or effective date\)/);
+  assert.equal(await page.getAttribute('#bundle', 'aria-describedby'), 'bundle-note bundle-scope');
+  assert.deepEqual(problems, []);
+});
+
+test('imprisonment at 390 px: four branches with their DMG paragraphs; status, branch table and what is missing within two screens', async () => {
+  const { page, problems } = phone;
+  const question = imprisonmentQuestion();
+  await openPage(page, server.base);
+  await askThroughForm(page, 'okf-dwp', question);
+  const pkg = (await server.ask({ bundle: 'okf-dwp', question })).json;
+  assert.equal(pkg.evidence_status, 'sufficient');
+  const rows = await page.$$eval('#requirements-table tbody tr', (trs) =>
+    trs.map((tr) => ({ label: tr.querySelector('.req-label').textContent, paragraphs: [...tr.querySelectorAll('.paragraphs')].map((p) => p.textContent.trim()) })),
+  );
+  assert.equal(rows.length, 4);
+  for (const [benefit, pattern] of [['JSA', /JSA/], ['IS', /Income Support/], ['SPC', /State Pension Credit|prisoner credit/], ['ESA', /ESA/]]) {
+    const row = rows.find((r) => pattern.test(r.label));
+    assert.ok(row, `${benefit} row: ${JSON.stringify(rows.map((r) => r.label))}`);
+    assert.ok(row.paragraphs.every((p) => /^paragraphs \d{5}(–\d{5})?$/.test(p)) && row.paragraphs.length > 0, `${benefit}: ${row.paragraphs}`);
+  }
+  // The page scrolls to the status; from there, two screens hold the status (with what is
+  // missing: nothing), the whole branch table and the start of "What is missing".
+  const layout = await page.evaluate(() => {
+    const top = (s) => document.querySelector(s).getBoundingClientRect().top + scrollY;
+    const bottom = (s) => document.querySelector(s).getBoundingClientRect().bottom + scrollY;
+    const status = top('#status');
+    return { screen: innerHeight, nothing: bottom('#nothing-missing') - status, table: bottom('#requirements') - status, missing: top('#missing') - status, page: document.documentElement.scrollHeight };
+  });
+  assert.ok(layout.nothing < layout.screen, JSON.stringify(layout));
+  assert.ok(layout.table <= 2 * layout.screen, JSON.stringify(layout));
+  assert.ok(layout.missing <= 2 * layout.screen, JSON.stringify(layout));
+  // The graph shows one branch at a time on request, its table following.
+  const all = await page.$$eval('#graph-svg g.node', (gs) => gs.length);
+  const spc = pkg.requirements.findIndex((r) => /prisoner credit/.test(r.label));
+  await page.selectOption('#graph-branch', String(spc));
+  const named = new Set([...pkg.requirements[spc].required, ...(pkg.requirements[spc].required_paths ?? []).flatMap((p) => p.records ?? [])]);
+  const kept = pkg.selected.filter((s) => named.has(s.record.id)).map((s) => s.record.id);
+  const drawn = await page.$$eval('#graph-svg g.node', (gs) => gs.map((g) => g.dataset.id));
+  assert.deepEqual(drawn, kept);
+  assert.ok(drawn.length < all, `${drawn.length} of ${all}`);
+  const between = pkg.relationships.filter((r) => named.has(r.source) && named.has(r.target)).length;
+  assert.equal(await page.locator('#graph-table tbody tr').count(), between);
+  const width = await page.$eval('#graph-svg', (svg) => Number(svg.getAttribute('width')));
+  layout.branchGraphWidth = width;
+  await page.selectOption('#graph-branch', '');
+  assert.equal(await page.$$eval('#graph-svg g.node', (gs) => gs.length), all);
+
+  // "On this page" goes to a section without replacing the permalink in the address bar.
+  const before = page.url();
+  await page.click('#contents > details > summary');
+  await page.click('#contents a[data-section="records"]');
+  assert.equal(page.url(), before);
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'records');
+  assert.deepEqual(await seriousViolations(page), []);
+  await screenshot(page, 'phone-branches', { fullPage: false });
+  assert.deepEqual(problems, []);
+});

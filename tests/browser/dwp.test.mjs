@@ -98,9 +98,23 @@ test('the DWP imprisonment package shown on the page equals the /api/ask package
   const size = await page.$eval('#graph-svg', (s) => ({ w: Number(s.getAttribute('width')), h: Number(s.getAttribute('height')) }));
   assert.ok(size.w <= 2400 && size.h <= 1100, `graph stays a readable size: ${JSON.stringify(size)}`);
 
-  // Records: one per selected record, in order.
-  const ids = await page.$$eval('details.record', (ds) => ds.map((d) => d.dataset.id));
-  assert.deepEqual(ids, pkg.selected.map((s) => s.record.id));
+  // Records: one per selected record, grouped by branch (a group per requirement, then what
+  // every requirement rests on, then the rest), in package order within a group.
+  const groups = await page.$$eval('#records details.record-group', (gs) =>
+    gs.map((g) => ({ key: g.dataset.group, open: g.open, ids: [...g.querySelectorAll('details.record')].map((d) => d.dataset.id) })),
+  );
+  const shown = groups.flatMap((g) => g.ids);
+  assert.deepEqual([...shown].sort(), pkg.selected.map((s) => s.record.id).sort(), 'every selected record once');
+  const order = new Map(pkg.selected.map((s, i) => [s.record.id, i]));
+  for (const g of groups) {
+    assert.deepEqual(g.ids, [...g.ids].sort((a, b) => order.get(a) - order.get(b)), `${g.key}: package order`);
+    assert.equal(g.open, false, `${g.key}: closed until asked for`);
+  }
+  assert.deepEqual(groups.map((g) => g.key).slice(0, 4), pkg.requirements.map((r) => r.id));
+  for (const [i, r] of pkg.requirements.entries()) {
+    const named = new Set([...r.required, ...(r.required_paths ?? []).flatMap((p) => p.records ?? [])]);
+    assert.ok(groups[i].ids.every((id) => named.has(id)), `${r.id}: only records the requirement names`);
+  }
 
   // Screenshots of the sufficient state and of the graph.
   await page.locator('#results-heading').scrollIntoViewIfNeeded();

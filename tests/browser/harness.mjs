@@ -58,12 +58,15 @@ export function sha256Hex(data) {
   return createHash('sha256').update(data).digest('hex');
 }
 
+/** The title the test registries give the DWP bundle. */
+export const DWP_TITLE = 'DWP Decision Makers’ Guide: imprisonment (frozen research copy)';
+
 /** A registry TOML in `dir` serving the DWP index as bundle `okf-dwp`. */
 export function dwpRegistry(dir) {
   const file = path.join(dir, 'registry.toml');
   writeFileSync(
     file,
-    `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\n`,
+    `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\ntitle = "${DWP_TITLE}"\n`,
   );
   return file;
 }

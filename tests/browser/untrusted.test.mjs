@@ -86,9 +86,10 @@ test('record text and labels containing HTML are shown literally and never run',
   await card.locator('summary').first().click();
   const cardText = await card.textContent();
   assert.ok(cardText.includes('javascript:window.__pwned=4') && cardText.includes('http://example.org/okf-example/sources/plain-http.html'));
-  const links = await page.$$eval('#results a[href]', (as) => as.map((a) => ({ id: a.id, href: a.getAttribute('href'), rel: a.getAttribute('rel') })));
+  const links = await page.$$eval('#results a[href]', (as) => as.map((a) => ({ id: a.id, href: a.getAttribute('href'), rel: a.getAttribute('rel'), section: a.dataset.section })));
   for (const link of links) {
     if (link.id === 'download') assert.match(link.href, /^blob:/);
+    else if (link.section !== undefined) assert.equal(link.href, `#${link.section}`, 'an "On this page" link goes to a section of the page');
     else if (link.id === 'permalink') assert.ok(link.href.startsWith(`${server.base}/#`));
     else {
       assert.match(link.href, /^https:\/\//, JSON.stringify(link));

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, test } from 'node:test';
-import { dwpWorkbench, launch, okfBin, screenshot, startServer, tempDir } from './harness.mjs';
+import { dwpWorkbench, imprisonmentQuestion, launch, okfBin, screenshot, startServer, tempDir } from './harness.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -381,4 +381,59 @@ test('an aborted host signal rejects with AbortError and the reservation is rele
     assert.equal(state.data.usage.calls, 2);
     assert.equal(state.data.usage.bytes, 0);
   });
+});
+
+test('a case says why: its branch table and reasons, every requirement row, no Unknown where the package has a value', async () => {
+  const page = await plain.context.newPage();
+  const seen = plain.problems.length;
+  try {
+    const pkg = (await server.ask({ bundle: 'okf-dwp', question: imprisonmentQuestion() })).json;
+    assert.equal(pkg.requirements.length, 4, 'JSA, IS, SPC and ESA');
+    await openWorkbench(page, '?manifest=dwp-test&case=imprisonment&tab=requirements');
+    await page.waitForSelector('#panel[aria-busy="false"] table.view-table');
+
+    // The case opens with the same branch table as the Ask page, one row per requirement,
+    // each naming its DMG paragraphs.
+    const branches = await page.$$eval('#case-evidence #requirements-table tbody tr', (trs) =>
+      trs.map((tr) => ({ id: tr.dataset.requirement, paragraphs: [...tr.querySelectorAll('.paragraphs')].map((p) => p.textContent) })),
+    );
+    assert.deepEqual(branches.map((b) => b.id), pkg.requirements.map((r) => r.id));
+    for (const b of branches) assert.ok(b.paragraphs.some((p) => /paragraphs \d{4,5}/.test(p)), JSON.stringify(b));
+    assert.equal(await page.getAttribute('#case-evidence .status', 'data-status'), pkg.evidence_status);
+    const days = pkg.selected.flatMap((s) => s.record.provenance ?? []).map((p) => p.captured_at?.slice(0, 10)).filter(Boolean).sort();
+    assert.deepEqual([days[0], days.at(-1)], ['2026-09-15', '2026-09-16']);
+    assert.match(await page.textContent('#case-evidence #captured'), /^Sources captured: 15 September 2026 to 16 September 2026 \(when the text was copied; not a publication or effective date\)\.$/);
+
+    // The Requirements tab shows every row (the session pages three at a time).
+    const rows = await page.$$eval('#panel table.view-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    assert.equal(rows.length, pkg.requirements.length);
+    assert.equal(await page.locator('#panel .coverage').count(), 0, 'no "more rows can be fetched" note');
+    const headers = await page.$$eval('#panel table.view-table thead th', (ths) => ths.map((th) => th.textContent));
+    const missingColumn = headers.indexOf('Missing');
+    for (const [i, r] of pkg.requirements.entries()) {
+      assert.equal(rows[i][missingColumn], r.missing.length ? r.missing.join('; ') : 'none', r.id);
+      assert.ok(!rows[i].includes('Unknown'), `${r.id}: ${JSON.stringify(rows[i])}`);
+    }
+    // The qualification, the same for every row here, is said once above the table.
+    assert.ok(!headers.includes('Qualification'));
+    assert.equal(await page.locator('#panel .shared-field').count(), 1);
+    // The view's dates: no assessment date was asked for (Unknown, honestly); capture known.
+    assert.match(await page.textContent('#panel dl.dates'), /Sources captured15 September 2026 to 16 September 2026/);
+
+    // The question list shows the status of each case once its package has been verified.
+    assert.equal(await page.getAttribute('#cases button[data-case="imprisonment"] ~ .status-tag', 'data-status'), pkg.evidence_status);
+    await page.click('#check-all');
+    await page.waitForFunction(() => document.getElementById('check-all-note')?.textContent.startsWith('Checked'));
+    const tags = await page.$$eval('#cases .status-tag', (ts) => ts.map((t) => t.dataset.status ?? null));
+    assert.equal(tags.length, 4);
+    assert.ok(tags.every((t) => t === 'sufficient' || t === 'insufficient' || t === 'conflicting'), JSON.stringify(tags));
+
+    // An off-scope case (going abroad, on the imprisonment index) opens with what the bundle does not cover.
+    await page.click('#cases button[data-case="staff-001"]');
+    await page.waitForSelector('#case-evidence #off-scope');
+    assert.match(await page.textContent('#case-evidence #off-scope'), /This bundle does not cover “abroad”, “benefits”\./);
+    assert.deepEqual(plain.problems.slice(seen), []);
+  } finally {
+    await page.close();
+  }
 });

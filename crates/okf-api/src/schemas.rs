@@ -80,11 +80,7 @@ pub fn ask_request() -> Value {
         "required": ["bundle", "question"],
         "properties": {
             "bundle": {"$ref": "#/$defs/slug", "description": "Registered bundle id, e.g. dwp-dmg."},
-            "version": {
-                "type": or_null("string"),
-                "pattern": LOGICAL_ID_PATTERN,
-                "description": "Bundle version name; the bundle's default version if omitted or null.",
-            },
+            "version": version_field(&or_null("string"), "omitted or null"),
             "question": {
                 "type": "string",
                 "minLength": 1,
@@ -92,12 +88,7 @@ pub fn ask_request() -> Value {
                 "pattern": NOT_BLANK_PATTERN,
                 "description": format!("The question; must contain a non-whitespace character. The engine counts the {} limit in UTF-16 code units.", thousands(max_question)),
             },
-            "as_of": {
-                "type": or_null("string"),
-                "format": "date",
-                "pattern": DATE_PATTERN,
-                "description": "Optional calendar date (YYYY-MM-DD) the question is asked about; the HTTP API uses it to choose among a bundle's published versions when no version is named. Omitted or null: none.",
-            },
+            "as_of": as_of_field(&or_null("string"), "Omitted or null"),
             "budget": {
                 "type": or_null("object"),
                 "additionalProperties": false,
@@ -120,6 +111,27 @@ pub fn ask_request() -> Value {
                 "description": "Lowercase registry name: a letter or digit, then up to 63 of a-z 0-9 . _ -.",
             },
         },
+    })
+}
+
+/// The `version` field of a build request, of JSON Schema type `kind`; `absent` says how a
+/// caller leaves it out.
+pub(crate) fn version_field(kind: &Value, absent: &str) -> Value {
+    json!({
+        "type": kind,
+        "pattern": LOGICAL_ID_PATTERN,
+        "description": format!("Bundle version name; the default version if {absent}. Not with as_of."),
+    })
+}
+
+/// The `as_of` field of a build request, of JSON Schema type `kind`; `absent` says how a caller
+/// leaves it out.
+pub(crate) fn as_of_field(kind: &Value, absent: &str) -> Value {
+    json!({
+        "type": kind,
+        "format": "date",
+        "pattern": DATE_PATTERN,
+        "description": format!("Optional date (YYYY-MM-DD) the question is about: picks the version published by then; regimes not in force on it are left out. {absent}: none. Not with version."),
     })
 }
 

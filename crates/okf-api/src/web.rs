@@ -3,9 +3,11 @@
 //! page never restates a rule. `cargo run -p okf-api --example generate-contract`
 //! writes it; a test fails when the committed file is not what this module generates.
 
-use crate::format::{CONTEXT_ID_PATTERN, LOGICAL_ID_PATTERN};
+use crate::format::{CONTEXT_ID_PATTERN, DATE_PATTERN, LOGICAL_ID_PATTERN};
 use crate::limits::{MAX_OFFSET, MAX_RECORD_ID_CHARS, MIN_CATALOGUE_DELIVERY_BYTES};
-use crate::schemas::{budget_properties, context_id_field, offset_field, record_id_field};
+use crate::schemas::{
+    as_of_field, budget_properties, context_id_field, offset_field, record_id_field, version_field,
+};
 use crate::tools::{delivery_bytes_description, section_names};
 use okf_delivery::{MAX_DELIVERY_BYTES, MIN_DELIVERY_BYTES};
 use okf_engine::{BUDGET_RANGES, Budget, MAX_QUESTION_UNITS};
@@ -70,7 +72,13 @@ pub fn page_tools() -> Map<String, Value> {
             BUILD_DESCRIPTION,
             object(
                 &["bundle", "question"],
-                json!({"bundle": bundle_schema(), "question": question_schema(), "budget": budget_schema()}),
+                json!({
+                    "bundle": bundle_schema(),
+                    "question": question_schema(),
+                    "budget": budget_schema(),
+                    "version": version_field(&json!("string"), "omitted"),
+                    "as_of": as_of_field(&json!("string"), "Omitted"),
+                }),
             ),
         ),
         tool(
@@ -135,7 +143,7 @@ pub fn web_contract() -> Value {
         .collect();
     let sections = section_names();
     json!({
-        "patterns": {"logical_id": LOGICAL_ID_PATTERN, "context_id": CONTEXT_ID_PATTERN},
+        "patterns": {"logical_id": LOGICAL_ID_PATTERN, "context_id": CONTEXT_ID_PATTERN, "date": DATE_PATTERN},
         "limits": {
             "max_record_id_chars": MAX_RECORD_ID_CHARS,
             "max_question": MAX_QUESTION_UNITS,

@@ -202,7 +202,13 @@ fn write_guidance_regime<S: Sink + ?Sized>(out: &mut S, pass: &Pass<'_, '_>) {
 /// it. Issues name a gap by id under several codes (the record is absent, a dependency and a
 /// requirement need it); this is where a reader learns what the gap is and why it is open.
 fn write_declared_gaps<S: Sink + ?Sized>(out: &mut S, pass: &Pass<'_, '_>) {
-    let gaps = pass.setup.index.document().gaps.as_deref().unwrap_or_default();
+    let gaps = pass
+        .setup
+        .index
+        .document()
+        .gaps
+        .as_deref()
+        .unwrap_or_default();
     // (gap index, code) pairs, sorted by gap id then code (byte order), without repeats.
     let mut named: Vec<(usize, &str)> = Vec::new();
     if !pass.fallback {

@@ -137,6 +137,10 @@ pub struct BundleDecl {
     /// otherwise (docs/authoring.md).
     #[serde(default)]
     pub package_profile: Option<String>,
+    /// A title for people, shown in the page's bundle picker and in `/api/bundles`
+    /// (1–120 characters, no control characters).
+    #[serde(default)]
+    pub title: Option<String>,
 }
 
 /// One `[[bundle.versions]]` entry.
@@ -176,6 +180,10 @@ pub struct LoadedVersion {
     pub public_sha256: String,
     /// Packages use the richer profile by default (registry `package_profile = "regimes"`).
     pub regime_profile: bool,
+    /// The first and last day (`YYYY-MM-DD`) a public record's source was captured, from
+    /// `provenance[].captured_at`; restricted records are not counted, so not even their
+    /// dates leave the server.
+    pub captured: Option<(String, String)>,
 }
 
 impl LoadedVersion {
@@ -197,11 +205,29 @@ impl LoadedVersion {
         LoadedVersion {
             public_sha256,
             public_bytes,
+            captured: captured_days(&index),
             index: Arc::new(index),
             binding,
             regime_profile: false,
         }
     }
+}
+
+/// The first and last capture day of the public records' sources.
+fn captured_days(index: &ContextIndex) -> Option<(String, String)> {
+    let days = index
+        .document()
+        .records
+        .iter()
+        .filter(|r| r.access == okf_engine::model::Access::Public)
+        .flat_map(|r| r.provenance.iter())
+        .filter_map(|p| p.captured_at.get(..10));
+    let (mut first, mut last): (Option<&str>, Option<&str>) = (None, None);
+    for day in days {
+        first = Some(first.map_or(day, |f| f.min(day)));
+        last = Some(last.map_or(day, |l| l.max(day)));
+    }
+    Some((first?.to_owned(), last?.to_owned()))
 }
 
 /// A version entry as listed by `/api/bundles`.
@@ -229,6 +255,8 @@ pub struct VersionEntry {
 pub struct BundleEntry {
     /// Logical id.
     pub id: String,
+    /// The declared title for people, if any.
+    pub title: Option<String>,
     /// Versions by name (ordered by name for stable listings).
     pub versions: BTreeMap<String, VersionEntry>,
     /// Version used when a request names none.
@@ -317,6 +345,7 @@ impl Registry {
             "example".into(),
             BundleEntry {
                 id: "example".into(),
+                title: Some("Example library bundle (embedded)".into()),
                 versions: BTreeMap::from([("current".into(), version)]),
                 default_version: "current".into(),
             },
@@ -691,8 +720,21 @@ fn bundle_entry(
             decl.id
         )));
     }
+    if let Some(title) = &decl.title {
+        let chars = title.chars().count();
+        if !(1..=120).contains(&chars)
+            || title.chars().any(char::is_control)
+            || title.trim() != title
+        {
+            return Err(invalid(format!(
+                "title of bundle {:?} must be 1-120 characters without control characters or surrounding spaces",
+                decl.id
+            )));
+        }
+    }
     Ok(BundleEntry {
         id: decl.id,
+        title: decl.title,
         versions,
         default_version,
     })
@@ -793,6 +835,66 @@ fn load_version(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn capture_days_count_public_records_only() {
+        let index =
+            ContextIndex::from_json_str(include_str!("../../okf/example/index.json")).unwrap();
+        let mut doc = index.document().clone();
+        for r in &mut doc.records {
+            for p in &mut r.provenance {
+                if r.access == okf_engine::model::Access::Restricted {
+                    p.captured_at = "2020-01-01T00:00:00Z".into();
+                } else if r.id.ends_with("evidence/homework-club") {
+                    p.captured_at = "2026-11-30T08:00:00Z".into();
+                }
+            }
+        }
+        let index = ContextIndex::new(doc).unwrap();
+        let binding = index.default_binding().clone();
+        let loaded = LoadedVersion::new(index, binding, bytes::Bytes::new(), String::new());
+        assert_eq!(
+            loaded.captured,
+            Some(("2026-11-29".to_owned(), "2026-11-30".to_owned()))
+        );
+    }
+
+    #[test]
+    fn a_bundle_title_must_be_short_plain_text() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../okf/example");
+        let entry = |title: &str| {
+            format!(
+                "[[bundle]]\nid = \"example\"\nindex = \"index.json\"\nsha256 = \"{}\"\nindex_url = \"https://example.org/okf-example/index.json\"\ntitle = {title}\n",
+                okf_engine::canonical::sha256_hex(include_bytes!("../../okf/example/index.json"))
+            )
+        };
+        let registry = Registry::from_toml(&entry("\"Example library\""), &dir.join("r.toml"));
+        assert_eq!(
+            registry
+                .map(|r| r.bundles["example"].title.clone())
+                .ok()
+                .flatten()
+                .as_deref(),
+            Some("Example library")
+        );
+        for bad in [
+            "\"\"",
+            "\" padded \"",
+            "\"tab\\there\"",
+            &format!("\"{}\"", "x".repeat(121)),
+        ] {
+            let err = Registry::from_toml(&entry(bad), &dir.join("r.toml"))
+                .err()
+                .map(|e| e.to_string());
+            assert!(
+                err.as_deref().is_some_and(
+                    |e| e.contains("title of bundle \"example\" must be 1-120 characters")
+                ),
+                "{bad}: {err:?}"
+            );
+        }
+    }
 
     #[test]
     fn dates() {

@@ -442,7 +442,7 @@ impl<H: Host> Session<H> {
     }
 
     /// The selected records of a case for the page's record list, in package order:
-    /// `{case_id, evidence_status, records: [{ref, record_id, title, kind, ...}]}`.
+    /// `{case_id, evidence_status, package, records: [{ref, record_id, title, kind, ...}]}`.
     pub fn page_records(&mut self, case: &str) -> Result<Value, ToolError> {
         self.sync();
         let case = self.known_case(Some(case.to_owned()))?;
@@ -458,9 +458,12 @@ impl<H: Host> Session<H> {
             m.insert("record_id".into(), record["id"].clone());
             records.push(Value::Object(m));
         }
+        // The verified package itself, so the page shows the same branch table and reasons
+        // as the Ask page (render.js) without a second fetch.
         Ok(serde_json::json!({
             "case_id": case,
             "evidence_status": p["evidence_status"],
+            "package": &*p,
             "records": records,
         }))
     }

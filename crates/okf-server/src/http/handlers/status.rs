@@ -27,6 +27,15 @@ pub(crate) async fn bundles(State(state): State<AppState>) -> Response {
                         if let Some(p) = &v.published {
                             map.insert("published".into(), json!(p));
                         }
+                        if let Ok(loaded) = &v.state {
+                            map.insert("scope".into(), json!(loaded.index.document().scope));
+                            if let Some((first, last)) = &loaded.captured {
+                                map.insert(
+                                    "captured".into(),
+                                    json!({"first": first, "last": last}),
+                                );
+                            }
+                        }
                         if let Err(reason) = &v.state {
                             map.insert("reason".into(), json!(reason));
                         }
@@ -36,6 +45,7 @@ pub(crate) async fn bundles(State(state): State<AppState>) -> Response {
                 .collect();
             json!({
                 "id": b.id,
+                "title": b.title,
                 "state": if b.default_ready() { "ready" } else { "refused" },
                 "default_version": b.default_version,
                 "versions": versions,
