@@ -307,7 +307,7 @@ function focusStatus() {
 function show(body, response) {
   const pkg = response.value;
   results.hidden = false;
-  renderPackage(results, pkg, [assembledBy(response), actionsFor(body, response.bytes, pkg, response.where)], { copy: copyText });
+  renderPackage(results, pkg, [assembledBy(response), actionsFor(body, response.bytes, pkg, response.where)], { copy: copyText, reask: (text) => askAgain(body, text) });
   history.replaceState(null, '', permalinkHash(body, response.where));
 }
 
@@ -326,14 +326,15 @@ async function assemble(body, where, signal) {
   if (corpora.has(body.bundle)) {
     throw new ApiError({ status: 0, code: 'local_unavailable', field: 'bundle', message: `${body.bundle} is a corpus, which is assembled on the server only; choose “On the server”.` });
   }
-  if (body.as_of !== undefined) {
-    throw new ApiError({ status: 0, code: 'local_unavailable', field: 'as_of', message: 'A date chooses the version on the server, which applies it; choose “On the server”, or name a version instead.' });
+  if (body.as_of !== undefined && body.version === undefined) {
+    throw new ApiError({ status: 0, code: 'local_unavailable', field: 'as_of', message: 'A date without a version chooses the version on the server; choose “On the server”, or name a version too.' });
   }
   const version = body.version ?? defaultVersions.get(body.bundle);
   if (version === undefined) {
     throw new ApiError({ status: 0, code: 'unknown_bundle', field: 'bundle', message: `bundle ${JSON.stringify(body.bundle)} is not served here; GET /api/bundles lists the served bundles` });
   }
-  const response = await assembleLocally(body, version, signal);
+  const listed = (bundleVersions.get(body.bundle) ?? []).find((v) => v.name === version);
+  const response = await assembleLocally(body, version, signal, { regimeProfile: listed?.package_profile === 'regimes' });
   retainLocal(response);
   return response;
 }
@@ -366,6 +367,12 @@ async function build(input, { signal, origin, where = 'server' }) {
     }
     throw e;
   }
+}
+
+/** Asks `body` again with another question text (a chosen meaning), as a person's submission. */
+function askAgain(body, text) {
+  setForm({ ...body, question: text });
+  submitForm();
 }
 
 async function submitForm() {

@@ -57,7 +57,7 @@ export const CONTRACT = freeze({
         "additionalProperties": false,
         "properties": {
           "as_of": {
-            "description": "Optional date (YYYY-MM-DD) the question is about: picks the version published by then; regimes not in force on it are left out. Omitted: none. Not with version.",
+            "description": "Optional date (YYYY-MM-DD) the question is about: regimes not in force then are left out; without a version it picks the one in force. Omitted: none.",
             "format": "date",
             "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
             "type": "string"
@@ -101,7 +101,7 @@ export const CONTRACT = freeze({
             "type": "string"
           },
           "version": {
-            "description": "Bundle version name; the default version if omitted. Not with as_of.",
+            "description": "Bundle version name; if omitted, the one in force on as_of, else the default.",
             "pattern": "^[a-z0-9][a-z0-9._-]{0,63}$",
             "type": "string"
           }

@@ -77,10 +77,11 @@ async function fetchIndex(bundle, version, signal) {
 const bindings = new Map(); // `${bundle}/${version}` -> binding of the loaded index
 
 /**
- * Assembles `body` ({bundle, question, budget?}) in this page for the bundle's `version`.
+ * Assembles `body` ({bundle, question, budget?, as_of?}) in this page for the bundle's `version`,
+ * with the richer profile when the server's listing says the version uses it.
  * Resolves to `{bytes, text, value, where: 'browser', binding, version}` like api.ask.
  */
-export async function assembleLocally(body, version, signal) {
+export async function assembleLocally(body, version, signal, { regimeProfile = false } = {}) {
   const exports = await engine();
   const key = `${body.bundle}/${version}`;
   if (loadedKey !== key) {
@@ -95,6 +96,8 @@ export async function assembleLocally(body, version, signal) {
   const binding = bindings.get(key);
   const request = { question: body.question, binding };
   if (body.budget) request.budget = body.budget;
+  if (body.as_of !== undefined) request.as_of = body.as_of;
+  if (regimeProfile) request.regime_profile = true;
   const out = call(exports, 'okf_ask', encoder.encode(JSON.stringify(request)));
   if (out.status !== 0) throw moduleError(out.bytes);
   const text = decoder.decode(out.bytes);

@@ -155,7 +155,7 @@ function regimeLine(pkg) {
  * What keeps the package from being sufficient, in words, one reason per entry (with the
  * unresolved terms themselves); empty for a sufficient package.
  */
-export function missingReasons(pkg, labels) {
+function missingReasons(pkg, labels, reask) {
   const gaps = gapsOf(pkg);
   // An issue that names a declared gap is said once, by the gap's own words (below).
   const issues = arr(pkg.missing_evidence).filter((i) => !arr(i.ids).some((id) => gaps.has(id)));
@@ -192,10 +192,12 @@ export function missingReasons(pkg, labels) {
     const [concept, ...regimes] = arr(issue.ids);
     reasons.push(['ambiguous_regime', text(`“${labels.get(concept) ?? lastSegment(concept)}” can be read under more than one guidance regime (${regimes.map(regimeName).join(', ')}) and the question does not say which applies; none was chosen. Ask again naming the regime.`)]);
   }
-  const ambiguities = arr(pkg.ambiguities);
+  // A guidance-regime ambiguity (it has a reason) is said above, by its ambiguous_regime issue.
+  const ambiguities = arr(pkg.ambiguities).filter((a) => a.reason === undefined);
   if (ambiguities.length) {
     reasons.push(['ambiguous_concepts', el('span', {}, 'Ambiguous phrase', ambiguities.length === 1 ? '' : 's', ' (no meaning was chosen): ',
-      ambiguities.map((a, i) => [i ? ', ' : '', el('mark', { text: a.phrase })]), '.')]);
+      ambiguities.map((a, i) => [i ? ', ' : '', el('mark', { text: a.phrase })]), '.',
+      reask ? ambiguities.map((a) => choices(pkg, a, reask)) : null)]);
   }
   const explained = new Set(['unresolved_terms', 'no_evidence_requirements', 'uncovered_resolved_concept', 'missing_scope', 'unresolved_task', 'ambiguous_concepts', 'ambiguous_regime']);
   for (const [code, list] of codes) {
@@ -208,9 +210,32 @@ export function missingReasons(pkg, labels) {
   return reasons;
 }
 
-function missingSummary(pkg, labels) {
+/**
+ * For an ambiguous phrase, one button per meaning that asks again with the phrase replaced by
+ * words only that meaning's concept declares (an alias no other candidate has), so the new
+ * question resolves to the meaning chosen. A candidate without such an alias gets no button.
+ */
+function choices(pkg, ambiguity, reask) {
+  const byId = new Map(arr(pkg.selected).map((s) => [s.record?.id, s.record]));
+  const aliasesOf = (id) => arr(byId.get(id)?.aliases).map((a) => (typeof a === 'string' ? a : a?.label)).filter((a) => typeof a === 'string' && a !== '');
+  const candidates = arr(ambiguity.candidates);
+  const buttons = candidates.flatMap((id) => {
+    const others = new Set(candidates.filter((c) => c !== id).flatMap(aliasesOf).map((a) => a.toLowerCase()));
+    const own = aliasesOf(id).find((a) => !others.has(a.toLowerCase()));
+    if (!own) return [];
+    const at = String(pkg.question ?? '').toLowerCase().indexOf(String(ambiguity.phrase).toLowerCase());
+    if (at < 0) return [];
+    const question = `${pkg.question.slice(0, at)}${own}${pkg.question.slice(at + ambiguity.phrase.length)}`;
+    const button = el('button', { type: 'button', class: 'secondary small choice', 'data-question': question, text: `Ask about “${byId.get(id)?.label ?? own}”` });
+    button.addEventListener('click', () => reask(question));
+    return [button];
+  });
+  return buttons.length ? el('span', { class: 'choices', 'data-phrase': ambiguity.phrase }, ' Choose a meaning: ', buttons.map((b, i) => [i ? ' ' : '', b])) : null;
+}
+
+function missingSummary(pkg, labels, reask) {
   if (pkg.evidence_status === 'sufficient') return null;
-  const reasons = missingReasons(pkg, labels);
+  const reasons = missingReasons(pkg, labels, reask);
   if (!reasons.length) return null;
   return el('div', { class: 'why-not' }, el('h4', { id: 'why-not-heading', text: 'Why it is not sufficient' }),
     el('ul', { id: 'why-not', 'aria-labelledby': 'why-not-heading' }, reasons.map(([code, node]) => el('li', { 'data-reason': code }, node))));
@@ -228,14 +253,14 @@ function usePanel(pkg, actions, handlers) {
   return section('use', 'Use this package', actions, contextIdRow(pkg, handlers));
 }
 
-function statusPanel(pkg, labels) {
+function statusPanel(pkg, labels, handlers) {
   const status = String(pkg.evidence_status);
   return el(
     'section',
     { id: 'status', class: `status status-${status}`, 'data-status': status, 'aria-labelledby': 'status-heading' },
     el('h3', { id: 'status-heading' }, 'Evidence status: ', el('span', { class: 'status-word', text: status })),
     el('p', { class: 'status-meaning', text: STATUS_MEANING[status] ?? 'Unknown status.' }),
-    missingSummary(pkg, labels) ?? nothingMissing(pkg),
+    missingSummary(pkg, labels, handlers?.reask) ?? nothingMissing(pkg),
     regimeLine(pkg),
     capturedLine(pkg),
     el('details', { class: 'status-scope', id: 'status-scope' }, el('summary', { text: 'What the bundle covers (its declared scope)' }), el('p', { text: pkg.scope ?? '' })),
@@ -287,7 +312,7 @@ function concepts(pkg, labels) {
               'li',
               { 'data-phrase': a.phrase },
               el('mark', { text: a.phrase }),
-              ' names several concepts; none was chosen:',
+              a.reason === undefined ? ' names several concepts; none was chosen:' : ` ${a.reason} Regimes it may be read under:`,
               idList(arr(a.candidates), labels),
             ),
           ),
@@ -771,7 +796,8 @@ export function openRecord(container, id) {
 }
 
 /**
- * Renders a package into `container`. `handlers.copy(text, noteElement)` copies the
+ * Renders a package into `container`. `handlers.reask(question)` asks again with a chosen
+ * meaning of an ambiguous phrase. `handlers.copy(text, noteElement)` copies the
  * context id; `actions` is the node with the download and permalink links.
  */
 /** Display labels by id: selected records, resolved concepts and declared gaps. */
@@ -819,7 +845,7 @@ export function renderPackage(container, pkg, actions, handlers) {
     packageFacts(pkg),
     glossary(),
   ];
-  container.append(offScopeNotice(pkg), questionLine(pkg), contents(sections), statusPanel(pkg, labels), ...sections);
+  container.append(offScopeNotice(pkg), questionLine(pkg), contents(sections), statusPanel(pkg, labels, handlers), ...sections);
 }
 
 /** "On this page" (GOV.UK contents list), closed so that it costs one line on a phone. */

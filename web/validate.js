@@ -87,7 +87,6 @@ export function checkBuildArgs(input) {
   }
   if (input.as_of !== undefined) {
     if (typeof input.as_of !== 'string' || !DATE.test(input.as_of)) throw new ArgumentError('as_of', 'must be a date written YYYY-MM-DD');
-    if (body.version !== undefined) throw new ArgumentError('as_of', 'give either version or as_of, not both');
     body.as_of = input.as_of;
   }
   return body;

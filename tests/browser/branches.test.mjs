@@ -117,6 +117,15 @@ for (const [name, getBrowser] of [
 
     assert.deepEqual(await seriousViolations(page), []);
     await screenshot(page, `hospital-branches-${name === 'desktop' ? 'desktop' : 'phone'}`, { fullPage: false });
+
+    // Assembled in this browser, the bundle's richer profile (its registry setting) is kept.
+    const again = `${question} `;
+    const served = (await server.ask({ bundle: 'dwp-hospital', question: again })).json;
+    assert.equal(served.profile, 'okf-governed-context.v1+regimes.v1');
+    await page.check('#where-browser');
+    await askThroughForm(page, 'dwp-hospital', again);
+    assert.equal(await page.textContent('#context-id'), served.context_id);
+    await page.check('#where-server');
     assert.deepEqual(problems, []);
   });
 

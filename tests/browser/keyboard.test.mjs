@@ -87,3 +87,27 @@ test('the form can be used with the keyboard alone', async () => {
   assert.match(await page.textContent('#copy-note'), /Copied\.|select the id/);
   assert.deepEqual(browser.problems, []);
 });
+
+test('an ambiguous phrase offers each meaning as a button that asks again with it', async () => {
+  const { page } = browser;
+  await openPage(page, server.base);
+  await page.fill('#question', 'Explain room booking');
+  await page.keyboard.press('Enter');
+  await waitForPackage(page);
+  const first = await server.ask({ bundle: 'example', question: 'Explain room booking' });
+  assert.deepEqual(first.json.ambiguities.map((a) => a.phrase), ['room booking']);
+  const buttons = await page.$$eval('#why-not .choices button', (bs) => bs.map((b) => [b.textContent, b.dataset.question]));
+  assert.deepEqual(buttons, [
+    ['Ask about “Meeting room hire”', 'Explain meeting room'],
+    ['Ask about “Study room booking”', 'Explain study room'],
+  ]);
+  const before = await contextId(page);
+  await page.focus('#why-not .choices button:nth-of-type(2)');
+  await page.keyboard.press('Enter');
+  await waitForPackage(page, before);
+  const chosen = await server.ask({ bundle: 'example', question: 'Explain study room' });
+  assert.deepEqual(chosen.json.ambiguities, []);
+  assert.equal(await contextId(page), chosen.json.context_id);
+  assert.equal(await page.inputValue('#question'), 'Explain study room');
+  assert.deepEqual(browser.problems, []);
+});

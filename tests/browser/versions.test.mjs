@@ -1,6 +1,7 @@
 // 13. A version or a date on the form and in okf_build_context: the page asks for exactly what
-//     POST /api/ask gives for the same version or as_of, keeps it in the permalink, refuses
-//     both at once naming the field, and says a date is applied on the server only. The page
+//     POST /api/ask gives for the same version, as_of or both, keeps them in the permalink,
+//     names as_of when no version was in force on it, and assembles a version with a date in
+//     the browser too (a date alone picks the version, which the server does). The page
 //     tools honour the host's per-call abort signal: an aborted call rejects with AbortError
 //     and makes no request (or stops the one in flight).
 
@@ -83,12 +84,13 @@ test('the form asks for a version or a date and gets what the API gives for it',
   await page.waitForFunction((id) => document.getElementById('context-id')?.textContent === id, trailing.json.context_id);
   assert.equal(await page.inputValue('#as_of'), '2026-06-30');
 
-  // Both at once: refused before any request, naming the field.
+  // Both: the version is fixed and the date only decides which regimes apply.
   await page.selectOption('#version', '2026-09');
-  await page.click('#submit');
-  await page.waitForSelector('#error:not([hidden])');
-  assert.match(await page.textContent('#error'), /as_of: give either version or as_of, not both/);
-  assert.equal(await page.getAttribute('#as_of', 'aria-invalid'), 'true');
+  const both = await server.ask({ bundle: 'okf-dwp', question: `${question} `, version: '2026-09', as_of: '2026-06-30' });
+  assert.equal(both.status, 200);
+  assert.equal(both.json.binding.index_url, current.json.binding.index_url);
+  await waitForPackage(page, await submit(page));
+  assert.equal(await page.textContent('#context-id'), both.json.context_id);
 
   // No version in effect on the date: the server's refusal names as_of.
   await page.selectOption('#version', '');
@@ -97,12 +99,22 @@ test('the form asks for a version or a date and gets what the API gives for it',
   await page.waitForFunction(() => document.getElementById('error')?.dataset.code === 'unknown_version');
   assert.match(await page.textContent('#error'), /field as_of/);
 
-  // A date is applied on the server only.
+  assert.match(await page.textContent('#error'), /no version of bundle "okf-dwp" was in force on 2025-06-30: the earliest was published on 2026-01-01/);
+
+  // In this browser: a version with a date assembles the same bytes; a date alone (which
+  // picks the version) is the server's to apply.
+  const local = await server.ask({ bundle: 'okf-dwp', question: `${question}  `, version: '2026-09', as_of: '2026-06-30' });
+  await page.fill('#question', `${question}  `);
   await page.fill('#as_of', '2026-06-30');
+  await page.selectOption('#version', '2026-09');
   await page.check('#where-browser');
+  await waitForPackage(page, await submit(page));
+  assert.equal(await page.textContent('#context-id'), local.json.context_id);
+  assert.match(await page.textContent('#results'), /in this browser/i);
+  await page.selectOption('#version', '');
   await page.click('#submit');
   await page.waitForFunction(() => document.getElementById('error')?.dataset.code === 'local_unavailable');
-  assert.match(await page.textContent('#error'), /choose “On the server”/);
+  assert.match(await page.textContent('#error'), /choose “On the server”, or name a version too/);
   assert.deepEqual(problems.filter((p) => !/status of 404|Failed to load resource/.test(p)), []);
 });
 

@@ -9,6 +9,7 @@
 
 pub mod format;
 pub mod limits;
+pub mod receipt;
 pub mod request;
 pub mod schemas;
 pub mod strict_json;

@@ -195,9 +195,6 @@ pub fn check_selector(
             ),
         ));
     }
-    if version.is_some() && as_of.is_some() {
-        return Err(invalid("as_of", "give either version or as_of, not both"));
-    }
     if version.is_some_and(|v| !is_logical_id(v)) {
         return Err(invalid(
             "version",

@@ -4,7 +4,7 @@ use crate::format::{DATE_PATTERN, LOGICAL_ID_PATTERN, NOT_BLANK_PATTERN};
 use serde_json::{Map, Value, json};
 
 /// Schema files served under `/schemas/<name>`, embedded at build time.
-pub const FILES: [(&str, &str); 8] = [
+pub const FILES: [(&str, &str); 9] = [
     (
         "package.schema.json",
         include_str!("../../../schemas/package.schema.json"),
@@ -36,6 +36,10 @@ pub const FILES: [(&str, &str); 8] = [
     (
         "explain.schema.json",
         include_str!("../../../schemas/explain.schema.json"),
+    ),
+    (
+        "execution.schema.json",
+        include_str!("../../../schemas/execution.schema.json"),
     ),
 ];
 
@@ -120,7 +124,7 @@ pub(crate) fn version_field(kind: &Value, absent: &str) -> Value {
     json!({
         "type": kind,
         "pattern": LOGICAL_ID_PATTERN,
-        "description": format!("Bundle version name; the default version if {absent}. Not with as_of."),
+        "description": format!("Bundle version name; if {absent}, the one in force on as_of, else the default."),
     })
 }
 
@@ -131,7 +135,7 @@ pub(crate) fn as_of_field(kind: &Value, absent: &str) -> Value {
         "type": kind,
         "format": "date",
         "pattern": DATE_PATTERN,
-        "description": format!("Optional date (YYYY-MM-DD) the question is about: picks the version published by then; regimes not in force on it are left out. {absent}: none. Not with version."),
+        "description": format!("Optional date (YYYY-MM-DD) the question is about: regimes not in force then are left out; without a version it picks the one in force. {absent}: none."),
     })
 }
 

@@ -417,3 +417,97 @@ fn the_profile_names_each_declared_gap_once_with_its_label_reason_and_codes() {
     let default = package(&index, HOSPITAL_QUESTION);
     assert!(default.get("declared_gaps").is_none());
 }
+
+#[test]
+fn the_question_date_decides_whether_new_style_is_a_candidate_and_is_written_to_the_package() {
+    // New Style JSA and ESA from 29 April 2013 (regimes.toml, authored): a question about an
+    // earlier date cannot be about New Style, so ESA is legacy only; a later date leaves the
+    // regime open, as no date does.
+    let (_, index) = hospital();
+    let run = |as_of: &str| -> Value {
+        let options = AssembleOptions {
+            as_of: Some(AsOf::parse(as_of).unwrap()),
+            regime_profile: true,
+            ..AssembleOptions::default()
+        };
+        let a = assemble_with_options(
+            &index,
+            "A claimant on ESA is admitted to hospital",
+            &Budget::default(),
+            None,
+            &options,
+        )
+        .unwrap();
+        serde_json::from_str(&a.json).unwrap()
+    };
+    let ambiguous_esa = |p: &Value| {
+        issue(p, "ambiguous_regime")
+            .iter()
+            .any(|i| i["ids"][0] == format!("{B}term/esa"))
+    };
+    let before = run("2012-06-01");
+    assert!(!ambiguous_esa(&before), "{}", before["missing_evidence"]);
+    assert_eq!(before["guidance_regime"]["as_of"], "2012-06-01");
+    assert_eq!(
+        before["guidance_regime"]["resolved"],
+        serde_json::json!([format!("{B}regime/legacy-dmg")])
+    );
+    assert_eq!(
+        before["guidance_regime"]["unresolved"],
+        serde_json::json!([])
+    );
+    let after = run("2026-09-15");
+    assert!(ambiguous_esa(&after), "{}", after["missing_evidence"]);
+    assert_eq!(after["guidance_regime"]["as_of"], "2026-09-15");
+    assert_eq!(
+        after["guidance_regime"]["unresolved"],
+        serde_json::json!([
+            format!("{B}regime/legacy-dmg"),
+            format!("{B}regime/new-style-adm")
+        ])
+    );
+}
+
+#[test]
+fn the_profile_lists_regime_ambiguity_in_ambiguities_with_its_reason() {
+    let (_, index) = hospital();
+    let options = AssembleOptions {
+        regime_profile: true,
+        ..AssembleOptions::default()
+    };
+    let profiled: Value = serde_json::from_str(
+        &assemble_with_options(
+            &index,
+            HOSPITAL_QUESTION,
+            &Budget::default(),
+            None,
+            &options,
+        )
+        .unwrap()
+        .json,
+    )
+    .unwrap();
+    let ambiguities = profiled["ambiguities"].as_array().unwrap();
+    let regimes = serde_json::json!([
+        format!("{B}regime/legacy-dmg"),
+        format!("{B}regime/new-style-adm")
+    ]);
+    // One entry per ambiguous term, by the words of the question, with the regimes and why.
+    let phrases: Vec<&str> = ambiguities
+        .iter()
+        .map(|a| a["phrase"].as_str().unwrap())
+        .collect();
+    assert_eq!(phrases, ["ESA", "JSA"], "{ambiguities:?}");
+    for a in ambiguities {
+        assert_eq!(a["candidates"], regimes);
+        assert!(a["reason"].as_str().unwrap().contains("guidance regime"));
+    }
+    // The issues stay, one per entry; the default package lists no regime ambiguity.
+    assert_eq!(
+        issue(&profiled, "ambiguous_regime").len(),
+        ambiguities.len()
+    );
+    let default = package(&index, HOSPITAL_QUESTION);
+    assert_eq!(default["ambiguities"], serde_json::json!([]));
+    assert_eq!(issue(&default, "ambiguous_regime").len(), 2);
+}

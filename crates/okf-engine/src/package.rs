@@ -197,6 +197,45 @@ fn write_guidance_regime<S: Sink + ?Sized>(out: &mut S, pass: &Pass<'_, '_>) {
     out.byte(b'}');
 }
 
+/// Richer profile: each resolved concept whose guidance regime the question leaves open, as an
+/// ambiguity a client reading `ambiguities` sees (`{candidates: regime ids, phrase, reason}`),
+/// after the phrase ambiguities; the `ambiguous_regime` issues stay in `missing_evidence`.
+/// `after_others`: a phrase ambiguity was written before these.
+fn write_regime_ambiguities<S: Sink + ?Sized>(
+    out: &mut S,
+    pass: &Pass<'_, '_>,
+    after_others: bool,
+) {
+    let setup = pass.setup;
+    let Some(outcome) = setup.regimes.as_ref() else {
+        return;
+    };
+    let doc = setup.index.document();
+    for (i, ambiguous) in outcome.ambiguous.iter().enumerate() {
+        let Some((concept, regimes)) = ambiguous.split_first() else {
+            continue;
+        };
+        // The words of the question that named the concept.
+        let phrase = setup
+            .resolution
+            .concepts
+            .iter()
+            .find(|c| doc.records[c.record as usize].id == *concept)
+            .and_then(|c| c.matched.first())
+            .map_or(concept.as_str(), String::as_str);
+        if after_others || i > 0 {
+            out.byte(b',');
+        }
+        out.raw("{\"candidates\":");
+        write_strs(out, regimes);
+        out.raw(",\"phrase\":");
+        write_str(out, phrase);
+        out.raw(",\"reason\":");
+        write_str(out, msg::AMBIGUOUS_REGIME_TERM);
+        out.byte(b'}');
+    }
+}
+
 /// `declared_gaps` (richer profile): each declared gap an issue of `missing_evidence` names,
 /// once, in id order, with the author's label and reason and the codes of the issues that name
 /// it. Issues name a gap by id under several codes (the record is absent, a dependency and a
@@ -431,6 +470,9 @@ fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity:
             out.raw(",\"phrase\":");
             write_str(out, &a.phrase);
             out.byte(b'}');
+        }
+        if setup.options.regime_profile {
+            write_regime_ambiguities(out, pass, !setup.resolution.ambiguities.is_empty());
         }
     }
     out.raw("],\"binding\":{\"index_sha256\":");

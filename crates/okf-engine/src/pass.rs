@@ -114,6 +114,8 @@ pub(crate) mod msg {
     pub const UNRESOLVED_TASK_AMBIGUOUS: &str = "The question resolved to no single public concept: each phrase it matched names several, listed under ambiguities.";
     pub const UNRESOLVED_TERMS: &str =
         "The question uses words outside the bundle's declared vocabulary.";
+    /// The `reason` of a regime ambiguity in `ambiguities` (richer profile).
+    pub const AMBIGUOUS_REGIME_TERM: &str = "The question does not establish which guidance regime applies to this term (for example legacy or New Style); none was chosen.";
     pub const AMBIGUOUS_REGIME: &str = "A concept belongs to several guidance regimes and the question does not establish which one applies; none was chosen.";
     pub const MISSING_REGIME: &str = "The question establishes or leaves open a guidance regime whose guidance the bundle does not hold.";
     pub const AMBIGUOUS: &str =

@@ -8,6 +8,7 @@
 mod compression;
 mod connections;
 pub mod delivery;
+pub mod execution;
 mod fairness;
 mod http;
 mod mcp;

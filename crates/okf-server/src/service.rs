@@ -2,10 +2,11 @@
 //! index, call the engine, and retain the package for later lookup. No selection logic lives
 //! here; the package bytes are the engine's, unchanged.
 
+use crate::execution::Started;
 use crate::registry::{BundleEntry, LoadedVersion, Registry};
-use okf_api::format::{LOGICAL_ID_PATTERN, is_date, is_logical_id};
+use okf_api::format::{LOGICAL_ID_PATTERN, is_logical_id};
 use okf_engine::{
-    AsOf, AssembleOptions, Assembled, Budget, ReplayInputs, assemble_with_options, explain,
+    AsOf, AssembleOptions, Assembled, Binding, Budget, ReplayInputs, assemble_with_options, explain,
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -129,6 +130,8 @@ pub struct Answer {
     pub bundle: String,
     /// The version that served it.
     pub version: String,
+    /// When and where it was built (never part of the package).
+    pub receipt: okf_api::receipt::Receipt,
 }
 
 impl Answer {
@@ -216,6 +219,35 @@ pub struct Service {
     /// their result ids can replay its context (and refuse when it no longer replays).
     searched: Mutex<std::collections::VecDeque<(String, AskRequest)>>,
     ops: crate::metrics::Ops,
+    /// This running server's id, written into every receipt.
+    instance: String,
+}
+
+/// The version of `bundle` in force on `date`: the latest published on or before it. A bundle
+/// whose registry dates no version has one version in force at every date, its default; a
+/// date before every dated version is an error naming `as_of`.
+fn version_in_force<'b>(bundle: &'b BundleEntry, date: &str) -> Result<&'b str, ServiceError> {
+    let dated: Vec<(&str, &str)> = bundle
+        .versions
+        .values()
+        .filter_map(|v| v.published.as_deref().map(|p| (p, v.name.as_str())))
+        .collect();
+    if dated.is_empty() {
+        return Ok(bundle.default_version.as_str());
+    }
+    dated
+        .iter()
+        .filter(|(published, _)| *published <= date)
+        .max()
+        .map(|(_, name)| *name)
+        .ok_or_else(|| ServiceError::UnknownVersion {
+            field: "as_of",
+            message: format!(
+                "no version of bundle {:?} was in force on {date}: the earliest was published on {}",
+                bundle.id,
+                dated.iter().map(|(p, _)| *p).min().unwrap_or_default()
+            ),
+        })
 }
 
 /// Most searches whose results can still be fetched (each holds one request, at most a
@@ -236,6 +268,7 @@ impl Service {
             searched: Mutex::new(std::collections::VecDeque::new()),
             cache_limits,
             ops,
+            instance: crate::execution::instance_id(),
         }
     }
 
@@ -308,11 +341,10 @@ impl Service {
         check_selector(bundle, version, as_of)?;
         let registry = self.registry();
         let bundle = Self::bundle(&registry, bundle)?;
+        // A named version is used as it is (a date then only decides which regimes apply);
+        // without one, a date picks the version in force on it.
         let name: &str = match (version, as_of) {
-            (Some(_), Some(_)) => {
-                return Err(invalid("as_of", "give either version or as_of, not both"));
-            }
-            (Some(v), None) => {
+            (Some(v), _) => {
                 if !is_logical_id(v) {
                     return Err(invalid(
                         "version",
@@ -328,29 +360,7 @@ impl Service {
                         message: format!("bundle {:?} declares no version {v:?}", bundle.id),
                     })?
             }
-            (None, Some(date)) => {
-                if !is_date(date) {
-                    return Err(invalid("as_of", "must be a calendar date YYYY-MM-DD"));
-                }
-                bundle
-                    .versions
-                    .values()
-                    .filter_map(|v| {
-                        v.published
-                            .as_deref()
-                            .filter(|p| *p <= date)
-                            .map(|p| (p, v.name.as_str()))
-                    })
-                    .max()
-                    .map(|(_, name)| name)
-                    .ok_or_else(|| ServiceError::UnknownVersion {
-                        field: "as_of",
-                        message: format!(
-                            "no version of bundle {:?} was published on or before {date}",
-                            bundle.id
-                        ),
-                    })?
-            }
+            (None, Some(date)) => version_in_force(bundle, date)?,
             (None, None) => bundle.default_version.as_str(),
         };
         let entry = &bundle.versions[name];
@@ -452,6 +462,7 @@ impl Service {
         {
             return self.ask_corpus(entry, req);
         }
+        let started = Started::now();
         let (version, loaded, inputs) = self.bundle_inputs(req)?;
         let package = Arc::new(assemble_with_options(
             &loaded.index,
@@ -460,21 +471,36 @@ impl Service {
             Some(&inputs.binding),
             &inputs.options,
         )?);
-        Ok(self.assembled(req, package, version))
+        Ok(self.assembled(req, package, version, &inputs.binding, started))
     }
 
-    /// Counts and caches a package just assembled.
-    fn assembled(&self, req: &AskRequest, package: Arc<Assembled>, version: String) -> Answer {
+    /// Counts and caches a package just assembled, with the receipt of its build.
+    fn assembled(
+        &self,
+        req: &AskRequest,
+        package: Arc<Assembled>,
+        version: String,
+        binding: &Binding,
+        started: Started,
+    ) -> Answer {
         self.ops
             .metrics
             .assembled(&req.bundle, package.evidence_status.as_str());
         if let Ok(mut cache) = self.cache.lock() {
             cache.insert(Arc::clone(&package), self.cache_limits);
         }
+        let receipt = started.receipt(
+            &self.instance,
+            &req.bundle,
+            &version,
+            &binding.index_sha256,
+            &package,
+        );
         Answer {
             package,
             bundle: req.bundle.clone(),
             version,
+            receipt,
         }
     }
 
@@ -484,6 +510,7 @@ impl Service {
         entry: &crate::registry::CorpusEntry,
         req: &AskRequest,
     ) -> Result<Answer, ServiceError> {
+        let started = Started::now();
         let (corpus, inputs) = corpus_inputs(entry, req)?;
         let answer = corpus
             .assemble(&inputs.question, &inputs.budget, Some(&inputs.binding))
@@ -499,7 +526,13 @@ impl Service {
                     }
                 }
             })?;
-        Ok(self.assembled(req, Arc::new(answer.assembled), "corpus".into()))
+        Ok(self.assembled(
+            req,
+            Arc::new(answer.assembled),
+            "corpus".into(),
+            &inputs.binding,
+            started,
+        ))
     }
 
     /// A package assembled here recently.

@@ -515,11 +515,21 @@ fn optional_fields_given_as_null_are_absent_on_http_and_mcp() {
 }
 
 #[test]
-fn an_unmatched_as_of_names_as_of() {
+fn a_date_on_a_bundle_with_no_dated_version_asks_its_default_version() {
+    // The embedded example's registry dates no version, so it has one version in force at
+    // every date (it was a 404 while as_of only chose among published versions).
     let server = start(|_| {});
-    let r = server.ask(&json!({"bundle": "example", "question": "q", "as_of": "1990-01-01"}));
-    assert_eq!(r.status, 404);
-    assert_eq!(r.error()["field"], "as_of");
+    let plain = server.ask(&json!({"bundle": "example", "question": "How do I borrow books?"}));
+    for date in ["1990-01-01", "2026-12-03"] {
+        let dated = server.ask(
+            &json!({"bundle": "example", "question": "How do I borrow books?", "as_of": date}),
+        );
+        assert_eq!(dated.status, 200, "{date}");
+        assert_eq!(
+            dated.body, plain.body,
+            "{date}: the example declares no regimes, so the date changes nothing"
+        );
+    }
 }
 
 #[test]

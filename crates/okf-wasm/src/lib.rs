@@ -21,7 +21,10 @@
 //!
 //! The safe logic lives in [`Module`]; the `ffi` module only exports it.
 
-use okf_engine::{Assembled, Binding, Budget, ContextIndex, assemble, canonical::sha256_hex};
+use okf_engine::{
+    AsOf, AssembleOptions, Assembled, Binding, Budget, ContextIndex, assemble_with_options,
+    canonical::sha256_hex,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -124,6 +127,12 @@ pub struct AskInput {
     pub budget: Option<Value>,
     /// The binding the server records for this index (declared URL + digest).
     pub binding: Binding,
+    /// The date the question is about (`YYYY-MM-DD`): regimes not in force on it are left out.
+    #[serde(default)]
+    pub as_of: Option<String>,
+    /// Write the richer package profile (the bundle's registry setting or the request's).
+    #[serde(default)]
+    pub regime_profile: bool,
 }
 
 /// A loaded, validated index and the digests a binding may name.
@@ -239,11 +248,17 @@ impl Module {
             None => Budget::default(),
             Some(b) => Budget::from_json(b)?,
         };
-        Ok(assemble(
+        let options = AssembleOptions {
+            as_of: input.as_of.as_deref().map(AsOf::parse).transpose()?,
+            regime_profile: input.regime_profile,
+            ..AssembleOptions::default()
+        };
+        Ok(assemble_with_options(
             &loaded.index,
             &input.question,
             &budget,
             Some(&input.binding),
+            &options,
         )?)
     }
 
@@ -336,6 +351,7 @@ impl Module {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+    use okf_engine::assemble;
 
     const EXAMPLE: &str = include_str!("../../okf/example/index.json");
 
@@ -375,6 +391,41 @@ mod tests {
         )
         .unwrap();
         assert_eq!(json, expected.json);
+    }
+
+    #[test]
+    fn the_module_takes_the_question_date_and_the_richer_profile_as_the_server_does() {
+        let mut m = loaded();
+        let index = ContextIndex::from_json_str(EXAMPLE).unwrap();
+        let binding = index.default_binding().clone();
+        let (status, json) = call_ask(
+            &mut m,
+            &serde_json::json!({"question": "How do I borrow books?", "binding": binding, "as_of": "2026-11-30", "regime_profile": true}),
+        );
+        assert_eq!(status, 0, "{json}");
+        let options = AssembleOptions {
+            as_of: Some(AsOf::parse("2026-11-30").unwrap()),
+            regime_profile: true,
+            ..AssembleOptions::default()
+        };
+        let expected = assemble_with_options(
+            &index,
+            "How do I borrow books?",
+            &Budget::default(),
+            Some(&binding),
+            &options,
+        )
+        .unwrap();
+        assert_eq!(json, expected.json);
+        let value: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(value["guidance_regime"]["as_of"], "2026-11-30");
+        // A malformed date is refused, naming it.
+        let (status, json) = call_ask(
+            &mut m,
+            &serde_json::json!({"question": "q", "binding": binding, "as_of": "2026-02-31"}),
+        );
+        assert_eq!(status, 1);
+        assert!(json.contains("2026-02-31"), "{json}");
     }
 
     #[test]

@@ -26,6 +26,10 @@ pub(crate) struct AskArgs {
     /// Write the richer package profile (guidance_regime, status_basis); off by default.
     #[arg(long)]
     regime_profile: bool,
+    /// Also write the execution receipt (okf-execution.v1: when and where this build ran,
+    /// never part of the package) to this file.
+    #[arg(long, value_name = "FILE")]
+    receipt: Option<std::path::PathBuf>,
     /// The question (quote it: okf ask "How do I borrow books?").
     pub(crate) question: String,
 }
@@ -52,10 +56,15 @@ pub(crate) fn output(json: bool, pretty: bool, stdout_is_terminal: bool) -> Outp
 }
 
 pub(crate) fn run(args: &AskArgs) -> Result<(), CliError> {
-    let json = match &args.source.corpus {
+    let started = okf_server::execution::Started::now();
+    let assembled = match &args.source.corpus {
         Some(manifest) => assemble_from_corpus(args, manifest)?,
         None => assemble(args)?,
     };
+    if let Some(path) = &args.receipt {
+        write_receipt(path, started, args, &assembled)?;
+    }
+    let json = assembled.json;
     let parsed = || -> Result<Value, CliError> {
         serde_json::from_str(&json).map_err(|e| {
             CliError::Engine(Error::Json {
@@ -71,19 +80,43 @@ pub(crate) fn run(args: &AskArgs) -> Result<(), CliError> {
     }
 }
 
+/// Writes the receipt of this build to `path` (whole or not at all). The CLI has no registry,
+/// so its bundle is `example` (the embedded bundle) or `local` (a file), its version is
+/// `embedded`, `file` or `corpus`, and its instance is `okf-cli`.
+fn write_receipt(
+    path: &std::path::Path,
+    started: okf_server::execution::Started,
+    args: &AskArgs,
+    package: &okf_engine::Assembled,
+) -> Result<(), CliError> {
+    let parsed: Value = serde_json::from_str(&package.json).unwrap_or_default();
+    let index_sha256 = parsed["binding"]["index_sha256"]
+        .as_str()
+        .unwrap_or_default();
+    let (bundle, version) = match (&args.source.corpus, &args.source.index) {
+        (Some(_), _) => ("local", "corpus"),
+        (None, Some(_)) => ("local", "file"),
+        (None, None) => ("example", "embedded"),
+    };
+    let receipt = started.receipt("okf-cli", bundle, version, index_sha256, package);
+    crate::staged::write_file(path, receipt.to_json().as_bytes())
+}
+
 /// The package for a corpus manifest (`okf ask --corpus`).
-fn assemble_from_corpus(args: &AskArgs, manifest: &std::path::Path) -> Result<String, CliError> {
+fn assemble_from_corpus(
+    args: &AskArgs,
+    manifest: &std::path::Path,
+) -> Result<okf_engine::Assembled, CliError> {
     let corpus = crate::corpus_cmd::open(manifest)?;
     let budget = args.source.budget()?;
     let binding = args.source.binding();
     Ok(corpus
         .assemble(&args.question, &budget, binding.as_ref())?
-        .assembled
-        .json)
+        .assembled)
 }
 
 /// The package for a direct index (the file or the embedded example).
-fn assemble(args: &AskArgs) -> Result<String, CliError> {
+fn assemble(args: &AskArgs) -> Result<okf_engine::Assembled, CliError> {
     let index = args.source.load()?;
     let budget = args.source.budget()?;
     let binding = args.source.binding();
@@ -103,7 +136,7 @@ fn assemble(args: &AskArgs) -> Result<String, CliError> {
         binding.as_ref(),
         &options,
     )?;
-    Ok(package.json)
+    Ok(package)
 }
 
 /// The array at `key`, or nothing.

@@ -76,6 +76,7 @@ pub(crate) async fn headers_and_log(request: Request, next: Next) -> Response {
         bundle = %fields.bundle.as_deref().map_or_else(|| "-".to_owned(), log_safe),
         status = response.status().as_u16(),
         evidence_status = %fields.evidence_status.unwrap_or("-"),
+        context_id = %fields.context_id.as_deref().unwrap_or("-"),
         duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
     );
     response

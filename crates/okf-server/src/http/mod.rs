@@ -49,4 +49,6 @@ struct SharedState {
 struct LogFields {
     bundle: Option<String>,
     evidence_status: Option<&'static str>,
+    /// The package built, so a log line can be matched to its receipt and its package.
+    context_id: Option<String>,
 }

@@ -17,6 +17,7 @@ pub(crate) use jsonrpc::check_message;
 use crate::registry::Registry;
 use crate::service::Service;
 use jsonrpc::SUPPORTED_PROTOCOLS;
+use okf_api::receipt::RECEIPT_META_KEY;
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
@@ -128,15 +129,24 @@ impl OkfMcp {
                     .map(str::to_owned);
                 (result, status)
             }
-            Reply::Package(package) => {
+            Reply::Package(package, receipt) => {
                 let status = Some(package.evidence_status.as_str().to_owned());
-                let result = match slot {
+                let mut result = match slot {
                     Some(slot) => {
                         slot.put(package);
                         splice::placeholder()
                     }
                     None => package_result(&package),
                 };
+                // The receipt rides in the result's _meta, outside the package (the splice
+                // keeps every member it does not replace).
+                if let Some(receipt) = receipt
+                    && let Ok(value) = serde_json::to_value(&receipt)
+                {
+                    let mut meta = rmcp::model::JsonObject::new();
+                    meta.insert(RECEIPT_META_KEY.to_owned(), value);
+                    result.meta = Some(rmcp::model::MetaObject(meta));
+                }
                 (result, status)
             }
         };

@@ -5,6 +5,7 @@ use super::CONFORMANCE_FIXTURE_TOOL;
 use super::splice::{self, with_text};
 use crate::registry::Registry;
 use crate::service::{AskRequest, Service, ServiceError};
+use okf_api::receipt::Receipt;
 use okf_api::request::{ContextArgs, ExplainArgs, FetchArgs, SearchArgs};
 use okf_api::tools::{MCP_TOOLS, Served, ServedBundle};
 use okf_engine::Assembled;
@@ -23,8 +24,9 @@ pub(super) enum Reply {
     /// A result to pass to the transport as it is.
     Result(CallToolResult),
     /// A whole package: spliced into the HTTP response when the call came over HTTP
-    /// ([`crate::mcp::splice`]), otherwise returned as a parsed result.
-    Package(Arc<Assembled>),
+    /// ([`crate::mcp::splice`]), otherwise returned as a parsed result; with the receipt of
+    /// its build when it was built for this call.
+    Package(Arc<Assembled>, Option<Receipt>),
 }
 
 impl Outcome {
@@ -208,7 +210,7 @@ fn run_ask(service: &Service, arguments: Value, _origin: &str) -> Outcome {
         Ok(req) => Outcome {
             bundle: Some(req.bundle.clone()),
             reply: match service.ask(&req) {
-                Ok(answer) => Reply::Package(answer.package),
+                Ok(answer) => Reply::Package(answer.package, Some(answer.receipt)),
                 Err(e) => Reply::Result(service_error(&e)),
             },
         },
@@ -221,7 +223,7 @@ fn run_get(service: &Service, arguments: Value, _origin: &str) -> Outcome {
         Ok(args) => match service.context(&args.context_id) {
             Ok(package) => Outcome {
                 bundle: None,
-                reply: Reply::Package(package),
+                reply: Reply::Package(package, None),
             },
             Err(e) => Outcome::of(service_error(&e)),
         },

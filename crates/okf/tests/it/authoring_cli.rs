@@ -3,8 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use crate::common::{okf, shared, stderr, stdout, temp_dir};
-use serde_json::Value;
+use crate::common::{Server, okf, shared, stderr, stdout, temp_dir};
+use serde_json::{Value, json};
 use std::path::Path;
 
 const QUESTION: &str = "A claimant is admitted to hospital. Explain the effect on JSA, Income Support, State Pension Credit and ESA, distinguishing entitlement, payment and changes in amount, and trace each conclusion to the applicable DWP guidance.";
@@ -140,4 +140,48 @@ fn regime_profile_is_opt_in_verified_and_schema_valid() {
         "{}",
         stderr(&bad)
     );
+}
+
+#[test]
+fn a_served_version_and_a_question_date_go_together_and_the_date_reaches_the_regimes() {
+    let dir = temp_dir("authoring-as-of");
+    let index = build_hospital(&dir);
+    let sha = okf_engine::canonical::sha256_hex(&std::fs::read(&index).unwrap());
+    let registry = dir.join("registry.toml");
+    std::fs::write(
+        &registry,
+        format!("[[bundle]]\nid = \"dwp-hospital\"\nindex = {index:?}\nsha256 = \"{sha}\"\nindex_url = \"https://example.invalid/hospital.json\"\nversion_name = \"2026-09\"\npublished = \"2026-09-15\"\npackage_profile = \"regimes\"\n"),
+    )
+    .unwrap();
+    let server = Server::start(&["--registry", registry.to_str().unwrap()]);
+    let question = "A claimant on ESA is admitted to hospital";
+    // The version fixed, the date about 2012 (before New Style): ESA is legacy only.
+    let body = json!({"bundle": "dwp-hospital", "question": question, "version": "2026-09", "as_of": "2012-06-01"});
+    let http = server.ask(&body);
+    assert_eq!(http.status, 200, "{}", http.text());
+    let p = http.json();
+    assert_eq!(p["guidance_regime"]["as_of"], "2012-06-01");
+    let ambiguous: Vec<&Value> = p["missing_evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["code"] == "ambiguous_regime")
+        .collect();
+    assert!(ambiguous.is_empty(), "{ambiguous:?}");
+    // MCP takes the same arguments and gives the same package.
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask_okf", "arguments": body}});
+    let reply = server.mcp(&call, &[]).json();
+    assert_eq!(reply["result"]["structuredContent"], p);
+    // Without a version, a date before the only dated version names as_of.
+    let early =
+        server.ask(&json!({"bundle": "dwp-hospital", "question": question, "as_of": "2012-06-01"}));
+    assert_eq!(early.status, 404);
+    assert_eq!(early.json()["error"]["field"], "as_of");
+    // The date in force: the version published then, the regime left open.
+    let now =
+        server.ask(&json!({"bundle": "dwp-hospital", "question": question, "as_of": "2026-09-15"}));
+    assert_eq!(now.status, 200);
+    assert_eq!(now.json()["guidance_regime"]["as_of"], "2026-09-15");
+    server.stop();
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -15,6 +15,7 @@ mod faults;
 mod first_hour;
 mod host_limits;
 mod readme_tour;
+mod receipts;
 mod restricted_walk;
 mod serve;
 mod serve_index;

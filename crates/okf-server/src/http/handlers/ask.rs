@@ -6,8 +6,9 @@ use crate::http::load::read_body;
 use crate::http::{AppState, LogFields};
 use crate::service::AskRequest;
 use axum::extract::{Path, Request, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use okf_api::receipt::RECEIPT_HEADER;
 use std::sync::Arc;
 
 /// Assembles (or finds in the cache) the package for one strictly decoded ask request.
@@ -26,15 +27,19 @@ pub(crate) async fn ask(State(state): State<AppState>, request: Request) -> Resp
     let bundle = req.bundle.clone();
     // CPU-bound but budget-bounded; keep it off the async workers.
     let outcome = tokio::task::spawn_blocking(move || service.ask(&req)).await;
-    let (mut response, evidence_status) = match outcome {
+    let (mut response, evidence_status, context_id) = match outcome {
         Ok(Ok(answer)) => {
             let status = answer.package_status();
-            (
-                package_reply(&state, coding, answer.package).await,
-                Some(status),
-            )
+            let context_id = answer.package.context_id.clone();
+            let receipt = answer.receipt.to_json();
+            let mut response = package_reply(&state, coding, answer.package).await;
+            // The receipt is ASCII JSON of ids, digests, numbers and a timestamp.
+            if let Ok(value) = HeaderValue::from_str(&receipt) {
+                response.headers_mut().insert(RECEIPT_HEADER, value);
+            }
+            (response, Some(status), Some(context_id))
         }
-        Ok(Err(e)) => (ApiError::from(&e).into_response(), None),
+        Ok(Err(e)) => (ApiError::from(&e).into_response(), None, None),
         Err(_) => (
             ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -43,11 +48,13 @@ pub(crate) async fn ask(State(state): State<AppState>, request: Request) -> Resp
             )
             .into_response(),
             None,
+            None,
         ),
     };
     response.extensions_mut().insert(LogFields {
         bundle: Some(bundle),
         evidence_status,
+        context_id,
     });
     response
 }

@@ -86,7 +86,7 @@ pub(crate) async fn index_file(
     headers.insert(INDEX_SHA256_HEADER, served_sha);
     response.extensions_mut().insert(LogFields {
         bundle: Some(bundle),
-        evidence_status: None,
+        ..LogFields::default()
     });
     response
 }

@@ -29,6 +29,14 @@ pub(crate) async fn bundles(State(state): State<AppState>) -> Response {
                         }
                         if let Ok(loaded) = &v.state {
                             map.insert("scope".into(), json!(loaded.index.document().scope));
+                            if loaded.regime_profile {
+                                // What a request without `profile` gets, so the page's local
+                                // assembly writes the same package.
+                                map.insert(
+                                    "package_profile".into(),
+                                    json!(okf_api::request::REGIMES_PROFILE),
+                                );
+                            }
                             if let Some((first, last)) = &loaded.captured {
                                 map.insert(
                                     "captured".into(),
