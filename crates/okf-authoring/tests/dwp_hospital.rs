@@ -133,7 +133,7 @@ fn the_profile_builds_byte_identically_lints_clean_and_copies_pages_exactly() {
             }
         }
     }
-    assert_eq!(pages, 31);
+    assert_eq!(pages, 32);
 }
 
 #[test]
@@ -510,4 +510,79 @@ fn the_profile_lists_regime_ambiguity_in_ambiguities_with_its_reason() {
     let default = package(&index, HOSPITAL_QUESTION);
     assert_eq!(default["ambiguities"], serde_json::json!([]));
     assert_eq!(issue(&default, "ambiguous_regime").len(), 2);
+}
+
+#[test]
+fn duration_phrases_resolve_and_select_the_paragraphs_tied_to_them() {
+    let (_, index) = hospital();
+    let selected = |p: &Value| {
+        ids(
+            &p["selected"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["record"].clone())
+                .collect::<Value>(),
+            "id",
+        )
+    };
+    let requirement = |p: &Value, id: &str| -> Value {
+        p["requirements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == format!("{B}{id}"))
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} does not apply: {}", p["requirements"]))
+    };
+    // SPC after 52 weeks: the 52-week paragraphs (78781, 78825–78829), and the household
+    // exception 78827 refers to is named as the declared gap it is.
+    let spc = package(
+        &index,
+        "What happens to Pension Credit after 52 weeks in hospital?",
+    );
+    assert_eq!(spc["unresolved_terms"], serde_json::json!([]));
+    let chosen = selected(&spc);
+    for page in [
+        "page/dmg-vol13-ch78/0127",
+        "page/dmg-vol13-ch78/0129",
+        "page/dmg-vol13-ch78/0130",
+    ] {
+        assert!(chosen.iter().any(|s| s == page), "{page}: {chosen:?}");
+    }
+    let row = requirement(&spc, "requirement/hospital-spc-after-52-weeks");
+    assert_eq!(
+        row["missing"],
+        serde_json::json!([format!("{B}gap/dmg-77119-hospital-household-exception")])
+    );
+    // IS after four weeks: 23289 (the severe disability premium stops with its qualifying
+    // benefit), and that branch is met.
+    let is = package(&index, "Income Support after four weeks in hospital");
+    assert_eq!(is["unresolved_terms"], serde_json::json!([]));
+    assert!(selected(&is).iter().any(|s| s == "page/dmg-vol4-ch23/0077"));
+    let row = requirement(&is, "requirement/hospital-is-after-four-weeks");
+    assert_eq!(row["status"], "supported-within-declared-scope");
+    // Without a duration the duration branches do not apply.
+    let plain = package(&index, "Income Support in hospital");
+    assert!(
+        !plain["requirements"]
+            .to_string()
+            .contains("after-four-weeks")
+    );
+}
+
+#[test]
+fn a_budget_that_leaves_only_metadata_fails_closed() {
+    let (_, index) = hospital();
+    let report = self_check(&index).unwrap();
+    let spc = report
+        .requirements
+        .iter()
+        .find(|r| r.id.ends_with("requirement/hospital-spc-after-52-weeks"))
+        .unwrap();
+    let shrink = spc.mutants.iter().find(|m| m.max_bytes.is_some()).unwrap();
+    assert!(shrink.metadata_only, "{shrink:?}");
+    assert_eq!(shrink.requirement_status, None);
+    assert_eq!(shrink.evidence_status, "insufficient");
+    assert!(shrink.fail_closed);
 }

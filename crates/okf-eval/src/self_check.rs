@@ -10,8 +10,12 @@
 //!   required records and required-path records together), when that is still a budget the
 //!   engine accepts.
 //!
-//! A mutant *fails closed* when the requirement is `insufficient` in the mutant package and the
-//! package is not `sufficient`. A requirement is fail-closed when all its mutants are.
+//! A mutant *fails closed* when the package is not `sufficient` and either the requirement is
+//! `insufficient` in it or the package is the metadata-only fallback (the budget left room for
+//! no record, so the package assesses nothing and says so with `metadata_budget`). A
+//! requirement that merely vanishes from a full package does not fail closed: that package no
+//! longer says what the requirement is missing. A requirement is fail-closed when all its
+//! mutants are.
 
 use crate::assemble_package;
 use crate::assess::Status;
@@ -51,7 +55,11 @@ pub struct MutantOutcome {
     pub requirement_status: Option<String>,
     /// The mutant package's evidence status.
     pub evidence_status: String,
-    /// The requirement is `insufficient` and the package is not `sufficient`.
+    /// The mutant package is the metadata-only fallback (it assesses no requirement).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub metadata_only: bool,
+    /// The package is not `sufficient`, and the requirement is `insufficient` or the package
+    /// is the metadata-only fallback.
     pub fail_closed: bool,
 }
 
@@ -148,20 +156,22 @@ fn min_max_bytes() -> u64 {
         .map_or(0, |(_, min, _)| *min)
 }
 
-/// A requirement's status (`None` when not assessed) and the package's evidence status.
-type Outcome = (Option<String>, String);
+/// A requirement's status (`None` when not assessed), the package's evidence status, and
+/// whether the package is the metadata-only fallback.
+type Outcome = (Option<String>, String, bool);
 
 impl MutantOutcome {
     fn new(kind: MutantKind, target: &str, max_bytes: Option<u64>, outcome: Outcome) -> Self {
-        let (requirement_status, evidence_status) = outcome;
+        let (requirement_status, evidence_status, metadata_only) = outcome;
         MutantOutcome {
             kind,
             target: target.to_owned(),
             max_bytes,
-            fail_closed: requirement_status.as_deref() == Some("insufficient")
-                && evidence_status != "sufficient",
+            fail_closed: evidence_status != "sufficient"
+                && (requirement_status.as_deref() == Some("insufficient") || metadata_only),
             requirement_status,
             evidence_status,
+            metadata_only,
         }
     }
 }
@@ -191,7 +201,19 @@ impl Probe<'_> {
             .and_then(|r| r.get("status"))
             .and_then(Value::as_str)
             .map(str::to_owned);
-        Ok((status, assembled.evidence_status.as_str().to_owned()))
+        let metadata_only = p
+            .get("missing_evidence")
+            .and_then(Value::as_array)
+            .is_some_and(|issues| {
+                issues
+                    .iter()
+                    .any(|i| i.get("code").and_then(Value::as_str) == Some("metadata_budget"))
+            });
+        Ok((
+            status,
+            assembled.evidence_status.as_str().to_owned(),
+            metadata_only,
+        ))
     }
 
     /// Builds a mutant of `doc` with `change`, then runs the question on it.
@@ -263,7 +285,7 @@ fn check_requirement(
         });
         return Ok(check);
     }
-    (check.baseline_status, check.baseline_evidence_status) =
+    (check.baseline_status, check.baseline_evidence_status, _) =
         probe.run(index, &Budget::default())?;
 
     let paths = req.required_paths.as_deref().unwrap_or_default();
