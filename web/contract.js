@@ -57,7 +57,7 @@ export const CONTRACT = freeze({
         "additionalProperties": false,
         "properties": {
           "as_of": {
-            "description": "Optional date (YYYY-MM-DD) the question is about: regimes not in force then are left out; without a version it picks the one in force. Omitted: none.",
+            "description": "Optional date (YYYY-MM-DD) the question is about: regimes not then in force are left out; with no version it picks the one in force. Omitted: none.",
             "format": "date",
             "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
             "type": "string"
@@ -101,7 +101,7 @@ export const CONTRACT = freeze({
             "type": "string"
           },
           "version": {
-            "description": "Bundle version name; if omitted, the one in force on as_of, else the default.",
+            "description": "Bundle version name; omitted: the one in force on as_of, else the default.",
             "pattern": "^[a-z0-9][a-z0-9._-]{0,63}$",
             "type": "string"
           }
@@ -158,7 +158,7 @@ export const CONTRACT = freeze({
             "type": "string"
           },
           "delivery_bytes": {
-            "description": "Largest response in bytes (16384-65536, default 16384); it limits only this response, never the evidence.",
+            "description": "Largest response in bytes (16384-65536, default 16384); it never limits the evidence.",
             "maximum": 65536,
             "minimum": 16384,
             "type": "integer"
@@ -253,7 +253,7 @@ export const CONTRACT = freeze({
             "type": "string"
           },
           "delivery_bytes": {
-            "description": "Largest response in bytes (8192-65536, default 16384); it limits only this response, never the evidence.",
+            "description": "Largest response in bytes (8192-65536, default 16384); it never limits the evidence.",
             "maximum": 65536,
             "minimum": 8192,
             "type": "integer"

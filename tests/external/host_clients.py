@@ -39,6 +39,7 @@ TOOLS = [
     "read_okf_evidence",
     "search",
     "fetch",
+    "okf_check_answer",
 ]
 
 # The byte length of each package POST /api/ask returned, by context_id.
@@ -71,6 +72,20 @@ def plain_arguments(bundle, question, package):
         "read_okf_evidence": {"bundle": bundle, "question": question, "context_id": context_id, "section": "diagnostics"},
         "search": {"query": f"{bundle}: {question}"},
         "fetch": {"id": f"{context_id}#record-1"},
+        "okf_check_answer": {"answer": answer_for(package)},
+    }
+
+
+def answer_for(package):
+    """A one-claim answer quoting the package's first selected record (an answer the check
+    reads; whether it is grounded is not the point here)."""
+    record = package["selected"][0]["record"]
+    return {
+        "schema": "okf-grounded-answer.v1",
+        "context_id": package["context_id"],
+        "evidence_status": package["evidence_status"],
+        "claims": [{"id": "c1", "text": "A claim.", "requirement": None,
+                    "citations": [{"record": record["id"], "quote": record["text"][:30]}]}],
     }
 
 
@@ -92,6 +107,9 @@ def is_expected(tool, value, package):
         return value["results"][0]["id"] == f"{context_id}#package"
     if tool == "fetch":
         return value["text"] == package["selected"][0]["record"]["text"]
+    if tool == "okf_check_answer":
+        citation = value["claims"][0]["citations"][0]
+        return value["schema"] == "okf-answer-check.v1" and value["context_id"] == context_id and citation["ok"] is True
     return False
 
 

@@ -19,7 +19,7 @@ import { dwpQuestion, dwpRegistry, startServer } from './server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const run = promisify(execFile);
-const TOOLS = ['ask_okf', 'okf_get_context', 'okf_explain_context', 'ask_okf_manifest', 'read_okf_evidence', 'search', 'fetch'];
+const TOOLS = ['ask_okf', 'okf_get_context', 'okf_explain_context', 'ask_okf_manifest', 'read_okf_evidence', 'search', 'fetch', 'okf_check_answer'];
 
 const BUNDLES = [
   { bundle: 'example', args: () => [], question: 'How do I borrow books?' },
@@ -37,7 +37,19 @@ function argumentsFor(tool, served, pkg) {
     read_okf_evidence: { ...ask, context_id: pkg.context_id, section: 'record_text', record_id: pkg.selected[0].record.id },
     search: { query: `${served.bundle}: ${served.question}` },
     fetch: { id: `${pkg.context_id}#record-1` },
+    okf_check_answer: { answer: answerFor(pkg) },
   }[tool];
+}
+
+/** A one-claim answer quoting the package's first selected record (one the check reads). */
+function answerFor(pkg) {
+  const record = pkg.selected[0].record;
+  return {
+    schema: 'okf-grounded-answer.v1',
+    context_id: pkg.context_id,
+    evidence_status: pkg.evidence_status,
+    claims: [{ id: 'c1', text: 'A claim.', requirement: null, citations: [{ record: record.id, quote: record.text.slice(0, 30) }] }],
+  };
 }
 
 /** Whether a tool's structured result belongs to the package, by the shape of each tool. */
@@ -60,6 +72,11 @@ function checkResult(tool, value, pkg) {
       break;
     case 'fetch':
       assert.equal(value.text, pkg.selected[0].record.text, tool);
+      break;
+    case 'okf_check_answer':
+      assert.equal(value.schema, 'okf-answer-check.v1', tool);
+      assert.equal(value.context_id, pkg.context_id, tool);
+      assert.equal(value.claims[0].citations[0].ok, true, tool);
       break;
     default:
       assert.fail(`no check for ${tool}`);

@@ -30,7 +30,7 @@ async def run(mode, mcp_url, expected_text, failures):
     async with Client(mcp_url, mode=mode) as client:
         tools = await client.list_tools()
         names = [t.name for t in tools.tools]
-        check(failures, f"{mode}: tools listed", names == ["ask_okf", "okf_get_context", "okf_explain_context", "ask_okf_manifest", "read_okf_evidence", "search", "fetch"], names)
+        check(failures, f"{mode}: tools listed", names == ["ask_okf", "okf_get_context", "okf_explain_context", "ask_okf_manifest", "read_okf_evidence", "search", "fetch", "okf_check_answer"], names)
         ask = next(t for t in tools.tools if t.name == "ask_okf")
         annotations = ask.annotations
         read_only = getattr(annotations, "read_only_hint", getattr(annotations, "readOnlyHint", None))

@@ -97,6 +97,14 @@ const TOOL_CALLS = {
   }),
   search: (ctx) => ({ query: ctx.question }),
   fetch: (ctx) => ({ id: ctx.firstRecordResult }),
+  okf_check_answer: (ctx) => ({
+    answer: {
+      schema: 'okf-grounded-answer.v1',
+      context_id: ctx.contextId,
+      evidence_status: ctx.evidenceStatus ?? 'insufficient',
+      claims: [{ id: 'c1', text: 'A claim.', requirement: null, citations: [{ record: ctx.recordId, quote: (ctx.recordText ?? 'x'.repeat(30)).slice(0, 30) }] }],
+    },
+  }),
 };
 
 /** TOOL_CALLS' arguments for every tool, given one context. */
@@ -115,6 +123,7 @@ const TOOL_CHECKS = {
     ctx.contextId = pkg.context_id;
     ctx.recordId = pkg.selected[0].record.id;
     ctx.recordText = pkg.selected[0].record.text;
+    ctx.evidenceStatus = pkg.evidence_status;
     ctx.selectedCount = pkg.selected.length;
   },
   okf_get_context: (ctx, result) => assert.equal(result.structuredContent.context_id, ctx.contextId),
@@ -150,6 +159,13 @@ const TOOL_CHECKS = {
     assert.equal(doc.metadata.record_id, ctx.recordId);
     assert.equal(doc.metadata.context_id, ctx.contextId);
     assert.equal(doc.text, ctx.recordText);
+  },
+  okf_check_answer: (ctx, result) => {
+    const report = result.structuredContent;
+    assert.equal(report.schema, 'okf-answer-check.v1');
+    assert.equal(report.context_id, ctx.contextId);
+    assert.equal(report.claims[0].citations[0].ok, true);
+    assert.equal(report.status.ok, true);
   },
 };
 

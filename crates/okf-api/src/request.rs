@@ -368,3 +368,50 @@ pub struct FetchArgs {
     /// A search result's id.
     pub id: String,
 }
+
+/// The body of `POST /api/check-answer` and the arguments of `okf_check_answer`: an answer
+/// (`okf-grounded-answer.v1`, checked by `okf-grounding`), and, when its package is not
+/// retained, the ask request that replays it (`bundle`, `question`, and the optional
+/// `version`, `as_of`, `budget`, `profile`, decoded by [`AskRequest::from_value`]).
+#[derive(Debug, Clone)]
+pub struct CheckAnswerRequest {
+    /// The answer, as sent (its shape is checked by the grounding check).
+    pub answer: Value,
+    /// The request that replays the package, when given.
+    pub replay: Option<AskRequest>,
+}
+
+impl CheckAnswerRequest {
+    /// Decodes a request body: JSON with no duplicate key at any depth, then
+    /// [`CheckAnswerRequest::from_value`].
+    pub fn from_json_slice(bytes: &[u8]) -> Result<Self, RequestError> {
+        Self::from_value(json_body(bytes)?)
+    }
+
+    /// Decodes parsed arguments: `answer` is required; any other member belongs to the replay
+    /// request, which then must be a whole ask request.
+    pub fn from_value(value: Value) -> Result<Self, RequestError> {
+        let Value::Object(mut map) = value else {
+            return Err(invalid(
+                "body",
+                format!("must be a JSON object, not {}", json_kind(&value)),
+            ));
+        };
+        null_is_absent(&mut map);
+        let answer = map
+            .remove("answer")
+            .ok_or_else(|| invalid("answer", "is required: the okf-grounded-answer.v1 to check"))?;
+        if !answer.is_object() {
+            return Err(invalid(
+                "answer",
+                format!("must be a JSON object, not {}", json_kind(&answer)),
+            ));
+        }
+        let replay = if map.is_empty() {
+            None
+        } else {
+            Some(AskRequest::from_value(Value::Object(map))?)
+        };
+        Ok(CheckAnswerRequest { answer, replay })
+    }
+}

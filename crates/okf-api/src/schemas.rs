@@ -90,7 +90,7 @@ pub fn ask_request() -> Value {
                 "minLength": 1,
                 "maxLength": max_question,
                 "pattern": NOT_BLANK_PATTERN,
-                "description": format!("The question; must contain a non-whitespace character. The engine counts the {} limit in UTF-16 code units.", thousands(max_question)),
+                "description": format!("The question: a non-space character at least, {} UTF-16 code units at most.", thousands(max_question)),
             },
             "as_of": as_of_field(&or_null("string"), "Omitted or null"),
             "budget": {
@@ -98,14 +98,14 @@ pub fn ask_request() -> Value {
                 "additionalProperties": false,
                 "properties": budget,
                 "description": format!(
-                    "Optional limits; omitted or null keys take the engine defaults ({} nodes, {} relationships, depth {}, {} bytes).",
+                    "Optional limits; omitted or null keys take the defaults ({} nodes, {} relationships, depth {}, {} bytes).",
                     defaults.max_nodes, defaults.max_relationships, defaults.max_depth, defaults.max_bytes
                 ),
             },
             "profile": {
                 "type": or_null("string"),
                 "enum": [crate::request::REGIMES_PROFILE, null],
-                "description": "Optional: \"regimes\" writes the richer package profile (profile, guidance_regime, status_basis). Omitted or null: the bundle's registry setting applies (default: the base package).",
+                "description": "Optional: \"regimes\" writes the richer profile (guidance_regime, status_basis, declared_gaps). Omitted or null: the bundle's registry setting.",
             },
         },
         "$defs": {
@@ -124,7 +124,7 @@ pub(crate) fn version_field(kind: &Value, absent: &str) -> Value {
     json!({
         "type": kind,
         "pattern": LOGICAL_ID_PATTERN,
-        "description": format!("Bundle version name; if {absent}, the one in force on as_of, else the default."),
+        "description": format!("Bundle version name; {absent}: the one in force on as_of, else the default."),
     })
 }
 
@@ -135,7 +135,7 @@ pub(crate) fn as_of_field(kind: &Value, absent: &str) -> Value {
         "type": kind,
         "format": "date",
         "pattern": DATE_PATTERN,
-        "description": format!("Optional date (YYYY-MM-DD) the question is about: regimes not in force then are left out; without a version it picks the one in force. {absent}: none."),
+        "description": format!("Optional date (YYYY-MM-DD) the question is about: regimes not then in force are left out; with no version it picks the one in force. {absent}: none."),
     })
 }
 

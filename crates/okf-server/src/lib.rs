@@ -10,6 +10,7 @@ mod connections;
 pub mod delivery;
 pub mod execution;
 mod fairness;
+mod grounding;
 mod http;
 mod mcp;
 pub mod metrics;

@@ -4,6 +4,7 @@
 mod ask_cmd;
 mod bench;
 mod build_cmd;
+mod check_cmd;
 mod corpus_cmd;
 mod delivery_cmd;
 mod eval_cmd;
@@ -55,6 +56,8 @@ enum Command {
     Retain(delivery_cmd::RetainArgs),
     /// Check a package, then print its explanation view, or that of one record in it.
     Explain(explain_cmd::ExplainArgs),
+    /// Check an AI's answer (okf-grounded-answer.v1) against its package, claim by claim.
+    CheckAnswer(check_cmd::CheckArgs),
     /// Time loading the index once and assembling the question N times in process.
     Bench(BenchArgs),
     /// Check an evaluation case (and mutation controls) against an index, or self-check it.
@@ -254,6 +257,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
         }
         Command::Explain(args) => explain_cmd::run(&args),
+        Command::CheckAnswer(args) => check_cmd::run(&args),
         Command::Catalogue(args) => delivery_cmd::catalogue(&args),
         Command::Read(args) => delivery_cmd::read_section(&args),
         Command::Retain(args) => delivery_cmd::retain(&args),

@@ -32,7 +32,9 @@ fn route_class(request: &Request) -> RouteClass {
         RouteClass::Health
     } else if request.method() == Method::GET && crate::page::is_page_path(path) {
         RouteClass::Page
-    } else if request.method() == Method::POST && (path == "/api/ask" || path == "/mcp") {
+    } else if request.method() == Method::POST
+        && (path == "/api/ask" || path == "/api/check-answer" || path == "/mcp")
+    {
         RouteClass::Ask
     } else {
         RouteClass::Other

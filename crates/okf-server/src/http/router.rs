@@ -2,7 +2,7 @@
 
 use super::error::{method_not_allowed, not_found};
 use super::guards::{content_type_guard, framing_guard, origin_guard};
-use super::handlers::{ask, delivery, files, status};
+use super::handlers::{ask, check, delivery, files, status};
 use super::load::{close_unread_bodies, load_guard};
 use super::log::headers_and_log;
 use super::mcp_route::mcp_body_guard;
@@ -66,6 +66,7 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
     }));
     Router::new()
         .route("/api/ask", post(ask::ask))
+        .route("/api/check-answer", post(check::check_answer))
         .route("/api/catalogue", post(delivery::catalogue))
         .route("/api/read", post(delivery::read_evidence))
         .route("/api/context/{context_id}", get(ask::context))

@@ -6,7 +6,7 @@ use super::splice::{self, with_text};
 use crate::registry::Registry;
 use crate::service::{AskRequest, Service, ServiceError};
 use okf_api::receipt::Receipt;
-use okf_api::request::{ContextArgs, ExplainArgs, FetchArgs, SearchArgs};
+use okf_api::request::{CheckAnswerRequest, ContextArgs, ExplainArgs, FetchArgs, SearchArgs};
 use okf_api::tools::{MCP_TOOLS, Served, ServedBundle};
 use okf_engine::Assembled;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
@@ -62,6 +62,7 @@ const RUNS: &[(&str, Run)] = &[
     ("read_okf_evidence", run_read),
     ("search", run_search),
     ("fetch", run_fetch),
+    ("okf_check_answer", run_check),
 ];
 
 /// A search or fetch result: its JSON as the one text block ChatGPT reads, and as
@@ -215,6 +216,34 @@ fn run_ask(service: &Service, arguments: Value, _origin: &str) -> Outcome {
             },
         },
     }
+}
+
+fn run_check(service: &Service, arguments: Value, _origin: &str) -> Outcome {
+    // Over MCP the package is the retained one the answer names (call ask_okf first);
+    // POST /api/check-answer also replays one.
+    let request = match arguments {
+        Value::Object(map) if map.len() == 1 && map.contains_key("answer") => {
+            CheckAnswerRequest::from_value(Value::Object(map))
+        }
+        _ => {
+            return Outcome::of(tool_error(
+                "invalid_arguments (field answer): the arguments are {\"answer\": <okf-grounded-answer.v1>} and nothing else. Nothing was checked.".to_owned(),
+            ));
+        }
+    };
+    Outcome::of(match request {
+        Err(e) => tool_error(format!(
+            "invalid_arguments (field {}): {e}. Nothing was checked.",
+            e.field()
+        )),
+        Ok(request) => match service.check_answer(&request) {
+            Err(e) => service_error(&e),
+            Ok(report) => match serde_json::from_str(&report) {
+                Ok(value) => with_text(value, report),
+                Err(e) => tool_error(format!("internal: {e}")),
+            },
+        },
+    })
 }
 
 fn run_get(service: &Service, arguments: Value, _origin: &str) -> Outcome {

@@ -13,6 +13,7 @@ mod delivery_cli;
 mod eval_cli;
 mod faults;
 mod first_hour;
+mod grounding;
 mod host_limits;
 mod readme_tour;
 mod receipts;
