@@ -8,14 +8,10 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { dwpWorkbench, imprisonmentQuestion, launch, okfBin, screenshot, startServer, tempDir } from './harness.mjs';
+import { dwpWorkbench, imprisonmentQuestion, launch, okfBin, screenshot, seriousViolations, startServer, tempDir } from './harness.mjs';
 
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 const SEED = 'browser-journey-seed';
 const TABS = ['source', 'trace', 'ontology', 'graph', 'requirements', 'interactions', 'rates', 'calculation'];
 
@@ -222,19 +218,6 @@ test('invalid tool input is rejected before the session is called', async () => 
   assert.equal(Number(await page.getAttribute('#session-status', 'data-session-calls')), before + 1, 'only the valid call reached the session');
   assert.equal(after.data.usage.calls, first.data.usage.calls + 1);
 });
-
-/** Runs axe-core in the page and returns serious and critical violations. */
-async function seriousViolations(page) {
-  const results = await page.evaluate(
-    async ([source, tags]) => {
-      if (!window.axe) (0, eval)(source);
-      const r = await window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
-    },
-    [AXE_SOURCE, AXE_TAGS],
-  );
-  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
 
 for (const [name, viewport, shot] of [
   ['desktop', { width: 1280, height: 900 }, 'workbench-desktop'],

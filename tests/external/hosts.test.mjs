@@ -138,7 +138,8 @@ for (const served of BUNDLES) {
       const listed = await cli('--method', 'tools/list');
       assert.deepEqual(listed.tools.map((t) => t.name), TOOLS);
       for (const tool of TOOLS) {
-        const toolArgs = Object.entries(argumentsFor(tool, served, pkg)).flatMap(([k, v]) => ['--tool-arg', `${k}=${v}`]);
+        // The Inspector parses a value as JSON when it can: objects go as JSON text.
+        const toolArgs = Object.entries(argumentsFor(tool, served, pkg)).flatMap(([k, v]) => ['--tool-arg', `${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`]);
         const result = await cli('--method', 'tools/call', '--tool-name', tool, ...toolArgs);
         assert.notEqual(result.isError, true, `${tool}: ${result.content?.[0]?.text}`);
         checkResult(tool, result.structuredContent, pkg);

@@ -104,12 +104,7 @@ impl AskRequest {
     /// Decodes parsed arguments against the closed schema and checks the id formats, so a
     /// decoded request's `bundle` is always a logical id (safe to log).
     pub fn from_value(value: Value) -> Result<Self, RequestError> {
-        let Value::Object(mut map) = value else {
-            return Err(invalid(
-                "body",
-                format!("must be a JSON object, not {}", json_kind(&value)),
-            ));
-        };
+        let mut map = object_body(value)?;
         null_is_absent(&mut map);
         if let Some(Value::Object(budget)) = map.get_mut("budget") {
             null_is_absent(budget);
@@ -205,6 +200,17 @@ pub fn check_selector(
         return Err(invalid("as_of", "must be a calendar date YYYY-MM-DD"));
     }
     Ok(())
+}
+
+/// A request body's members, or the error saying the body is not an object.
+fn object_body(value: Value) -> Result<serde_json::Map<String, Value>, RequestError> {
+    match value {
+        Value::Object(map) => Ok(map),
+        other => Err(invalid(
+            "body",
+            format!("must be a JSON object, not {}", json_kind(&other)),
+        )),
+    }
 }
 
 /// The JSON type of a value, as the schema names it.
@@ -391,12 +397,7 @@ impl CheckAnswerRequest {
     /// Decodes parsed arguments: `answer` is required; any other member belongs to the replay
     /// request, which then must be a whole ask request.
     pub fn from_value(value: Value) -> Result<Self, RequestError> {
-        let Value::Object(mut map) = value else {
-            return Err(invalid(
-                "body",
-                format!("must be a JSON object, not {}", json_kind(&value)),
-            ));
-        };
+        let mut map = object_body(value)?;
         null_is_absent(&mut map);
         let answer = map
             .remove("answer")

@@ -4,7 +4,7 @@ use crate::format::{DATE_PATTERN, LOGICAL_ID_PATTERN, NOT_BLANK_PATTERN};
 use serde_json::{Map, Value, json};
 
 /// Schema files served under `/schemas/<name>`, embedded at build time.
-pub const FILES: [(&str, &str); 9] = [
+pub const FILES: [(&str, &str); 10] = [
     (
         "package.schema.json",
         include_str!("../../../schemas/package.schema.json"),
@@ -40,6 +40,10 @@ pub const FILES: [(&str, &str); 9] = [
     (
         "execution.schema.json",
         include_str!("../../../schemas/execution.schema.json"),
+    ),
+    (
+        "answer-check.schema.json",
+        include_str!("../../../schemas/answer-check.schema.json"),
     ),
 ];
 
@@ -90,7 +94,7 @@ pub fn ask_request() -> Value {
                 "minLength": 1,
                 "maxLength": max_question,
                 "pattern": NOT_BLANK_PATTERN,
-                "description": format!("The question: a non-space character at least, {} UTF-16 code units at most.", thousands(max_question)),
+                "description": format!("The question ({} UTF-16 code units at most).", thousands(max_question)),
             },
             "as_of": as_of_field(&or_null("string"), "Omitted or null"),
             "budget": {
@@ -105,7 +109,7 @@ pub fn ask_request() -> Value {
             "profile": {
                 "type": or_null("string"),
                 "enum": [crate::request::REGIMES_PROFILE, null],
-                "description": "Optional: \"regimes\" writes the richer profile (guidance_regime, status_basis, declared_gaps). Omitted or null: the bundle's registry setting.",
+                "description": "Optional: \"regimes\" writes the richer profile. Omitted or null: the bundle's registry setting.",
             },
         },
         "$defs": {
@@ -194,6 +198,11 @@ pub fn catalogue() -> Value {
 /// The read envelope schema, used as `read_okf_evidence`'s `outputSchema`.
 pub fn read() -> Value {
     parsed("read.schema.json")
+}
+
+/// The answer check report schema, used as `okf_check_answer`'s `outputSchema`.
+pub fn answer_check() -> Value {
+    parsed("answer-check.schema.json")
 }
 
 #[cfg(test)]

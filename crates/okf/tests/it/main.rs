@@ -3,6 +3,7 @@
 
 mod common;
 
+mod answer_set;
 mod authoring_cli;
 mod boundary_edges;
 mod cli;

@@ -370,7 +370,7 @@ fn ask_requests_are_validated_before_anything_is_assembled() {
 }
 
 #[test]
-fn mcp_lists_seven_read_only_tools_with_their_output_schemas() {
+fn mcp_lists_eight_read_only_tools_with_their_output_schemas() {
     let server = Server::start(&[]);
     let init = server.mcp(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}),
@@ -398,7 +398,8 @@ fn mcp_lists_seven_read_only_tools_with_their_output_schemas() {
             "ask_okf_manifest",
             "read_okf_evidence",
             "search",
-            "fetch"
+            "fetch",
+            "okf_check_answer"
         ]
     );
     for t in tools {
