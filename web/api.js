@@ -62,6 +62,11 @@ export function ask(body, signal) {
   return call('/api/ask', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }, signal);
 }
 
+/** POST /api/check-answer: the okf-answer-check.v1 report of an answer (`{bytes, text, value}`). */
+export function checkAnswer(body, signal) {
+  return call('/api/check-answer', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }, signal);
+}
+
 /** POST /api/catalogue: one catalogue page of the replayed context. */
 export function catalogue(body, signal) {
   return call('/api/catalogue', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }, signal);

@@ -3,7 +3,7 @@
 // page by the same engine compiled to WebAssembly over the server's verified index bytes
 // (local.js; same bytes again), and the page says which.
 
-import { ApiError, ask, catalogue, explainView, getContext, listBundles, readEvidence } from './api.js';
+import { ApiError, ask, catalogue, checkAnswer, explainView, getContext, listBundles, readEvidence } from './api.js';
 import { clear, el, readableDate } from './dom.js';
 import { renderPackage } from './render.js';
 import { ArgumentError, BUDGET_DEFAULTS, BUDGET_LIMITS, MAX_QUESTION, checkBuildArgs, checkExplainArgs, checkManifestArgs, checkReadArgs } from './validate.js';
@@ -306,8 +306,16 @@ function focusStatus() {
 
 function show(body, response) {
   const pkg = response.value;
+  builtRequests.set(pkg.context_id, body);
+  while (builtRequests.size > LOCAL_RETAINED) builtRequests.delete(builtRequests.keys().next().value);
   results.hidden = false;
-  renderPackage(results, pkg, [assembledBy(response), actionsFor(body, response.bytes, pkg, response.where)], { copy: copyText, reask: (text) => askAgain(body, text) });
+  renderPackage(results, pkg, [assembledBy(response), actionsFor(body, response.bytes, pkg, response.where)], {
+    copy: copyText,
+    reask: (text) => askAgain(body, text),
+    // The request beside the answer replays the package, so a package assembled in this
+    // browser (which the server never retained) is checked too.
+    checkAnswer: (answer) => checkAnswer({ ...body, answer }),
+  });
   history.replaceState(null, '', permalinkHash(body, response.where));
 }
 
@@ -456,9 +464,28 @@ async function toolRead(input, signal) {
   return (await readEvidence(body, signal)).value;
 }
 
+/**
+ * Checks an answer against a package: the one this page built with the answer's context_id
+ * (replayed from its request, so a package assembled in this browser is found too), else the
+ * one the server retained.
+ */
+async function toolCheck(input, signal) {
+  if (typeof input !== 'object' || input === null || Array.isArray(input) || Object.keys(input).some((k) => k !== 'answer')) {
+    throw new ArgumentError('arguments', 'must be {"answer": <okf-grounded-answer.v1>} and nothing else');
+  }
+  if (typeof input.answer !== 'object' || input.answer === null || Array.isArray(input.answer)) {
+    throw new ArgumentError('answer', 'must be an okf-grounded-answer.v1 object');
+  }
+  const request = builtRequests.get(input.answer.context_id);
+  return (await checkAnswer(request ? { ...request, answer: input.answer } : { answer: input.answer }, signal)).value;
+}
+
+/** The request of each package this page showed, by context_id (the answer check replays it). */
+const builtRequests = new Map();
+
 /** `listed`: the bundle list the menu already fetched; without it the tools fetch their own. */
 async function startPageTools(listed) {
-  const status = await registerPageTools({ build: toolBuild, explain: toolExplain, manifest: toolManifest, read: toolRead, listed });
+  const status = await registerPageTools({ build: toolBuild, explain: toolExplain, manifest: toolManifest, read: toolRead, check: toolCheck, listed });
   const line = $('webmcp-status');
   line.textContent = `Page tools (WebMCP): ${status.message}`;
   line.dataset.available = String(status.available);

@@ -250,7 +250,52 @@ function nothingMissing(pkg) {
 
 /** Downloading, linking to and citing the package. */
 function usePanel(pkg, actions, handlers) {
-  return section('use', 'Use this package', actions, contextIdRow(pkg, handlers));
+  return section('use', 'Use this package', actions, contextIdRow(pkg, handlers), handlers?.checkAnswer ? answerCheck(handlers.checkAnswer) : null);
+}
+
+/**
+ * Checking an AI's answer written from this package (okf-grounded-answer.v1) before anyone
+ * relies on it: paste it, and the server's report (okf-answer-check.v1) says, claim by claim,
+ * whether every quote is in a selected record and which branches no claim covers.
+ */
+function answerCheck(checkAnswer) {
+  const input = el('textarea', { id: 'answer-input', rows: '6', spellcheck: 'false', 'aria-describedby': 'answer-hint' });
+  const button = el('button', { type: 'button', id: 'answer-check', class: 'secondary', text: 'Check the answer' });
+  const out = el('div', { id: 'answer-report', role: 'status', 'aria-live': 'polite' });
+  button.addEventListener('click', async () => {
+    clear(out);
+    let answer;
+    try {
+      answer = JSON.parse(input.value);
+    } catch {
+      out.append(el('p', { class: 'error-message', text: 'The answer is not JSON: paste an okf-grounded-answer.v1 object.' }));
+      return;
+    }
+    try {
+      const { text: raw, value } = await checkAnswer(answer);
+      out.append(...answerReport(value, raw));
+    } catch (e) {
+      out.append(el('p', { class: 'error-message', text: `The answer could not be checked: ${e?.message ?? e}` }));
+    }
+  });
+  return el('details', { id: 'answer-box', class: 'answer-box' }, el('summary', { text: 'Check an AI’s answer against this package' }),
+    el('p', { id: 'answer-hint', class: 'note', text: 'Paste the answer as okf-grounded-answer.v1 JSON (claims citing record ids with exact quotes; docs/grounding.md).' }),
+    el('div', { class: 'field' }, el('label', { for: 'answer-input', text: 'Answer (JSON)' }), input), button, out);
+}
+
+/** A report in words: the verdict, each claim and each branch; the exact report behind a disclosure. */
+function answerReport(report, raw) {
+  const grounded = report.verdict === 'grounded';
+  const codes = (list) => arr(list).join(', ');
+  return [
+    el('p', { class: `badge ${grounded ? 'met' : 'unmet'}`, 'data-verdict': report.verdict, text: grounded ? 'Grounded' : `Not grounded: ${codes(report.errors)}` }),
+    el('ul', { id: 'answer-claims' }, arr(report.claims).map((c) => el('li', { 'data-claim': c.id }, el('strong', { text: `Claim ${c.id}: ` }),
+      text(arr(c.errors).length ? codes(c.errors) : 'every citation found'),
+      arr(c.citations).filter((x) => !x.ok).map((x) => el('div', { class: 'note', text: `${x.error}${x.detail ? ` (${x.detail})` : ''}: ${x.record}` }))))),
+    el('ul', { id: 'answer-branches' }, arr(report.requirements).map((r) => el('li', { 'data-requirement': r.id, 'data-covered': String(r.covered) },
+      text(`${r.covered ? 'Covered' : 'Not covered'}: ${r.id}`)))),
+    el('details', {}, el('summary', { text: 'The report as JSON' }), el('pre', { id: 'answer-report-json', text: raw })),
+  ];
 }
 
 function statusPanel(pkg, labels, handlers) {

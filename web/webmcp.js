@@ -14,6 +14,7 @@ export const BUILD_TOOL = pageTool('okf_build_context');
 export const EXPLAIN_TOOL = pageTool('okf_explain_context');
 export const MANIFEST_TOOL = pageTool('okf_context_manifest');
 export const READ_TOOL = pageTool('okf_read_evidence');
+export const CHECK_TOOL = pageTool('okf_check_answer');
 
 /**
  * BUILD_TOOL's input schema with `bundle` narrowed to an enum of the bundles the server lists
@@ -74,7 +75,7 @@ export function registry() {
  * request. `listed`, if given, is a promise of the GET /api/bundles body the page already
  * asked for (null if that failed), so the list is fetched once. Resolves to `{available, message}`.
  */
-export async function registerPageTools({ build, explain, manifest, read, listed }) {
+export async function registerPageTools({ build, explain, manifest, read, check, listed }) {
   const mc = registry();
   if (!mc) {
     return { available: false, message: 'This browser offers no page-tool registry (WebMCP); Ask OKF works as usual.' };
@@ -91,6 +92,7 @@ export async function registerPageTools({ build, explain, manifest, read, listed
       { signal },
     );
     await mc.registerTool({ ...READ_TOOL, inputSchema: buildSchemaFor(bundles, READ_TOOL), execute: (input, options) => read(input, callSignal(signal, options)) }, { signal });
+    await mc.registerTool({ ...CHECK_TOOL, execute: (input, options) => check(input, callSignal(signal, options)) }, { signal });
   } catch (e) {
     lifetime.abort();
     return { available: false, message: `Registering the page tools failed (${e?.name ?? 'Error'}); Ask OKF works as usual.` };
@@ -98,6 +100,6 @@ export async function registerPageTools({ build, explain, manifest, read, listed
   return {
     available: true,
     message:
-      'Read-only page tools okf_build_context, okf_explain_context, okf_context_manifest and okf_read_evidence are registered; an AI host must support WebMCP to call them.',
+      'Read-only page tools okf_build_context, okf_explain_context, okf_context_manifest, okf_read_evidence and okf_check_answer are registered; an AI host must support WebMCP to call them.',
   };
 }

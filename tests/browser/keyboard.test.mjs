@@ -111,3 +111,40 @@ test('an ambiguous phrase offers each meaning as a button that asks again with i
   assert.equal(await page.inputValue('#question'), 'Explain study room');
   assert.deepEqual(browser.problems, []);
 });
+
+test('an AI answer pasted under the package is checked, with the same report bytes as the HTTP API', async () => {
+  const { page } = browser;
+  await openPage(page, server.base);
+  await page.fill('#question', 'How do I borrow books?');
+  await page.keyboard.press('Enter');
+  await waitForPackage(page);
+  const pkg = (await server.ask({ bundle: 'example', question: 'How do I borrow books?' })).json;
+  const record = (end) => pkg.selected.find((s) => s.record.id.endsWith(end)).record;
+  const answer = {
+    schema: 'okf-grounded-answer.v1',
+    context_id: pkg.context_id,
+    evidence_status: pkg.evidence_status,
+    claims: [
+      { id: 'c1', text: 'Up to 12 books.', requirement: pkg.requirements[0].id, citations: [{ record: record('lending-rules').id, quote: record('lending-rules').text.slice(0, 60) }] },
+      { id: 'c2', text: 'Residents can join.', requirement: null, citations: [{ record: record('card-eligibility').id, quote: record('card-eligibility').text.slice(0, 60) }] },
+    ],
+  };
+  const viaHttp = await fetch(`${server.base}/api/check-answer`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ answer }) });
+  const expected = await viaHttp.text();
+  await page.click('#answer-box > summary');
+  await page.fill('#answer-input', JSON.stringify(answer));
+  await page.click('#answer-check');
+  await page.waitForSelector('#answer-report [data-verdict]');
+  assert.equal(await page.getAttribute('#answer-report [data-verdict]', 'data-verdict'), 'grounded');
+  assert.equal(await page.textContent('#answer-report-json'), expected, 'the page shows the API report bytes');
+  assert.equal(await page.getAttribute('#answer-branches li', 'data-covered'), 'true');
+
+  // One word changed in a quote: not grounded, and the claim says why.
+  answer.claims[0].citations[0].quote = answer.claims[0].citations[0].quote.replace('12', '15');
+  await page.fill('#answer-input', JSON.stringify(answer));
+  await page.click('#answer-check');
+  await page.waitForSelector('#answer-report [data-verdict="not_grounded"]');
+  assert.match(await page.textContent('#answer-report [data-verdict]'), /Not grounded: quote_not_found/);
+  assert.match(await page.textContent('#answer-claims li[data-claim="c1"]'), /quote_not_found/);
+  assert.deepEqual(browser.problems, []);
+});

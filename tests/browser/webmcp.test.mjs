@@ -52,7 +52,7 @@ async function mcpCall(name, args) {
   return (await response.json()).result;
 }
 
-test('the four page tools are registered read-only with closed input schemas', async () => {
+test('the five page tools are registered read-only with closed input schemas', async () => {
   const { page } = browser;
   const listings = [];
   const count = (request) => {
@@ -67,7 +67,7 @@ test('the four page tools are registered read-only with closed input schemas', a
     (await document.modelContext.getTools()).map((t) => ({ name: t.name, annotations: t.annotations, inputSchema: t.inputSchema })),
   );
   // The polyfill lists tools sorted by name.
-  assert.deepEqual(tools.map((t) => t.name), ['okf_build_context', 'okf_context_manifest', 'okf_explain_context', 'okf_read_evidence']);
+  assert.deepEqual(tools.map((t) => t.name), ['okf_build_context', 'okf_check_answer', 'okf_context_manifest', 'okf_explain_context', 'okf_read_evidence']);
   for (const t of tools) {
     assert.deepEqual(t.annotations, { readOnlyHint: true, untrustedContentHint: true }, t.name);
     assert.equal(t.inputSchema.type, 'object');
@@ -79,11 +79,12 @@ test('the four page tools are registered read-only with closed input schemas', a
   assert.match(build.properties.bundle.description, /^Id of a bundle this server serves: okf-dwp \(default version current\)/);
   assert.equal(build.properties.budget.additionalProperties, false);
   assert.deepEqual(build.properties.budget.properties.max_bytes, { type: 'integer', minimum: 8192, maximum: 524288 });
-  assert.deepEqual(tools[2].inputSchema.required, ['context_id']);
+  assert.deepEqual(tools[1].inputSchema.required, ['answer']);
+  assert.deepEqual(tools[3].inputSchema.required, ['context_id']);
   const listed = await page.evaluate(() => navigator.modelContextTesting.listTools().map((t) => t.name).sort());
-  assert.deepEqual(listed, ['okf_build_context', 'okf_context_manifest', 'okf_explain_context', 'okf_read_evidence']);
-  assert.deepEqual(tools[1].inputSchema.properties.bundle.enum, ['okf-dwp']);
-  assert.deepEqual(tools[3].inputSchema.required, ['bundle', 'question', 'context_id', 'section']);
+  assert.deepEqual(listed, ['okf_build_context', 'okf_check_answer', 'okf_context_manifest', 'okf_explain_context', 'okf_read_evidence']);
+  assert.deepEqual(tools[2].inputSchema.properties.bundle.enum, ['okf-dwp']);
+  assert.deepEqual(tools[4].inputSchema.required, ['bundle', 'question', 'context_id', 'section']);
 });
 
 test('okf_build_context returns the /api/ask package and shows it on the page', async () => {
@@ -116,6 +117,33 @@ test('okf_build_context returns the /api/ask package and shows it on the page', 
   const fromServer = await mcpCall('okf_explain_context', { context_id: api.json.context_id, record_id: recordId });
   assert.deepEqual(JSON.parse(one.result), fromServer.structuredContent);
   assert.equal(JSON.parse(one.result).item.record.id, recordId);
+  assert.deepEqual(browser.problems, []);
+});
+
+test('okf_check_answer checks an answer against the package the page built, with the HTTP report bytes', async () => {
+  const { page } = browser;
+  const question = imprisonmentQuestion();
+  const input = { bundle: 'okf-dwp', question };
+  const built = await execute(page, 'okf_build_context', input);
+  assert.ok(built.ok, JSON.stringify(built));
+  const pkg = JSON.parse(built.result);
+  const record = pkg.selected.find((s) => s.record.kind === 'evidence').record;
+  const answer = {
+    schema: 'okf-grounded-answer.v1',
+    context_id: pkg.context_id,
+    evidence_status: pkg.evidence_status,
+    claims: [{ id: 'c1', text: 'A claim.', requirement: null, citations: [{ record: record.id, quote: record.text.slice(0, 50) }] }],
+  };
+  const checked = await execute(page, 'okf_check_answer', { answer });
+  assert.ok(checked.ok, JSON.stringify(checked));
+  const viaHttp = await fetch(`${server.base}/api/check-answer`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...input, answer }) });
+  assert.equal(checked.result, await viaHttp.text(), 'the tool result is the HTTP report');
+  const report = JSON.parse(checked.result);
+  assert.equal(report.claims[0].citations[0].ok, true);
+  assert.equal(report.verdict, 'not_grounded', 'one claim covers none of the four branches');
+  const refused = await execute(page, 'okf_check_answer', { answer, extra: 1 });
+  assert.equal(refused.ok, false);
+  assert.match(refused.message, /arguments/);
   assert.deepEqual(browser.problems, []);
 });
 
@@ -160,7 +188,7 @@ test('the tools are unregistered when the page goes away', async () => {
   const { page } = browser;
   // Navigating away fires pagehide, which aborts the registration signal.
   const before = await page.evaluate(() => navigator.modelContextTesting.listTools().length);
-  assert.equal(before, 4);
+  assert.equal(before, 5);
   await page.evaluate(() => window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false })));
   const afterCount = await page.evaluate(() => navigator.modelContextTesting.listTools().length);
   assert.equal(afterCount, 0);

@@ -71,7 +71,7 @@ const CHECK_DESCRIPTION: &str = "Check an answer written from a retained package
 
 /// The answer an AI writes from a package (`okf-grounded-answer.v1`), as strict function
 /// calling accepts it: every member required, `requirement` nullable.
-fn answer_schema() -> Value {
+pub(crate) fn answer_schema() -> Value {
     let closed = |required: &[&str], properties: Value| json!({"type": "object", "additionalProperties": false, "required": required, "properties": properties});
     let citation = closed(
         &["record", "quote"],
