@@ -57,10 +57,12 @@ pub(crate) fn output(json: bool, pretty: bool, stdout_is_terminal: bool) -> Outp
 
 pub(crate) fn run(args: &AskArgs) -> Result<(), CliError> {
     let started = okf_server::execution::Started::now();
-    let assembled = match &args.source.corpus {
-        Some(manifest) => assemble_from_corpus(args, manifest)?,
-        None => assemble(args)?,
-    };
+    let assembled = build_package(
+        &args.source,
+        &args.question,
+        args.as_of.as_deref(),
+        args.regime_profile,
+    )?;
     if let Some(path) = &args.receipt {
         write_receipt(path, started, args, &assembled)?;
     }
@@ -102,41 +104,36 @@ fn write_receipt(
     crate::staged::write_file(path, receipt.to_json().as_bytes())
 }
 
-/// The package for a corpus manifest (`okf ask --corpus`).
-fn assemble_from_corpus(
-    args: &AskArgs,
-    manifest: &std::path::Path,
+/// The package `okf ask` prints for `question` from `source` (an index file, the embedded
+/// example or a corpus manifest), with its budget, binding, date and profile; `okf
+/// check-answer` replays a package the same way.
+pub(crate) fn build_package(
+    source: &Source,
+    question: &str,
+    as_of: Option<&str>,
+    regime_profile: bool,
 ) -> Result<okf_engine::Assembled, CliError> {
-    let corpus = crate::corpus_cmd::open(manifest)?;
-    let budget = args.source.budget()?;
-    let binding = args.source.binding();
-    Ok(corpus
-        .assemble(&args.question, &budget, binding.as_ref())?
-        .assembled)
-}
-
-/// The package for a direct index (the file or the embedded example).
-fn assemble(args: &AskArgs) -> Result<okf_engine::Assembled, CliError> {
-    let index = args.source.load()?;
-    let budget = args.source.budget()?;
-    let binding = args.source.binding();
+    let budget = source.budget()?;
+    let binding = source.binding();
+    if let Some(manifest) = &source.corpus {
+        let corpus = crate::corpus_cmd::open(manifest)?;
+        return Ok(corpus
+            .assemble(question, &budget, binding.as_ref())?
+            .assembled);
+    }
+    let index = source.load()?;
     let options = okf_engine::AssembleOptions {
-        as_of: args
-            .as_of
-            .as_deref()
-            .map(okf_engine::AsOf::parse)
-            .transpose()?,
-        regime_profile: args.regime_profile,
+        as_of: as_of.map(okf_engine::AsOf::parse).transpose()?,
+        regime_profile,
         ..okf_engine::AssembleOptions::default()
     };
-    let package = okf_engine::assemble_with_options(
+    Ok(okf_engine::assemble_with_options(
         &index,
-        &args.question,
+        question,
         &budget,
         binding.as_ref(),
         &options,
-    )?;
-    Ok(package)
+    )?)
 }
 
 /// The array at `key`, or nothing.

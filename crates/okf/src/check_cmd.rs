@@ -1,7 +1,9 @@
 //! `okf check-answer`: checks an AI's answer (okf-grounded-answer.v1) against the package it
 //! was written from and prints the report (okf-answer-check.v1): canonical JSON to a pipe, a
-//! file or with `--json`, a summary on a terminal. Exit 0 grounded, 1 not grounded, 2 bad
-//! input (not JSON, not an answer, or a package that does not verify).
+//! file or with `--json`, a summary on a terminal. The package is a file (`--package`, verified
+//! first) or replayed from the question (`--question`, with `okf ask`'s source, budget and
+//! binding flags). Exit 0 grounded, 1 not grounded, 2 bad input (not JSON, not an answer, or a
+//! package that does not verify).
 
 use crate::explain_cmd::check_shape;
 use crate::{CliError, print, read, read_package};
@@ -15,8 +17,25 @@ use std::path::PathBuf;
 #[derive(Args)]
 pub(crate) struct CheckArgs {
     /// The package the answer was written from (okf-governed-context.v1).
+    #[arg(
+        long,
+        required_unless_present = "question",
+        conflicts_with = "question"
+    )]
+    package: Option<PathBuf>,
+    /// Instead of --package: the question whose package is assembled again, as `okf ask`
+    /// would (from --index, --corpus or the embedded example, with the same budget and binding
+    /// flags).
     #[arg(long)]
-    package: PathBuf,
+    question: Option<String>,
+    /// With --question: the date the question is about (YYYY-MM-DD), as `okf ask --as-of`.
+    #[arg(long, requires = "question")]
+    as_of: Option<String>,
+    /// With --question: the richer package profile, as `okf ask --regime-profile`.
+    #[arg(long, requires = "question")]
+    regime_profile: bool,
+    #[command(flatten)]
+    source: crate::Source,
     /// The answer (okf-grounded-answer.v1).
     answer: PathBuf,
     /// Print the report as canonical JSON even on a terminal.
@@ -24,17 +43,34 @@ pub(crate) struct CheckArgs {
     json: bool,
 }
 
-pub(crate) fn run(args: &CheckArgs) -> Result<(), CliError> {
-    let package = read_package(&args.package)?;
+/// The package to check against: the file, verified, or the question's package replayed.
+fn package_of(args: &CheckArgs) -> Result<Value, CliError> {
+    let Some(path) = &args.package else {
+        let question = args.question.as_deref().unwrap_or_default();
+        let built = crate::ask_cmd::build_package(
+            &args.source,
+            question,
+            args.as_of.as_deref(),
+            args.regime_profile,
+        )?;
+        return serde_json::from_str(&built.json)
+            .map_err(|e| CliError::Input(format!("the replayed package: {e}")));
+    };
+    let package = read_package(path)?;
     check_shape(&package)?;
     // An answer is only ever checked against the package its identity says it is.
     let computed = package_identity(&package)?;
     check_identity(&package, &computed).map_err(|e| {
         CliError::Input(format!(
             "{} does not verify ({e}): it is not the package its context_id names, so no answer can be checked against it",
-            args.package.display()
+            path.display()
         ))
     })?;
+    Ok(package)
+}
+
+pub(crate) fn run(args: &CheckArgs) -> Result<(), CliError> {
+    let package = package_of(args)?;
     let answer: Value = serde_json::from_slice(&read(&args.answer)?)
         .map_err(|e| CliError::Input(format!("{}: not JSON: {e}", args.answer.display())))?;
     let report = okf_grounding::check_json(&package, &answer)

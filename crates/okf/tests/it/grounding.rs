@@ -64,6 +64,22 @@ fn cli_http_and_mcp_give_the_same_report_bytes() {
     let value: Value = serde_json::from_str(&report).unwrap();
     assert_eq!(value["verdict"], "grounded", "{report}");
 
+    // The CLI can replay the package from the question, as okf ask builds it.
+    let a = dir.join("answer.json");
+    let replayed_cli = okf(&[
+        "check-answer",
+        "--json",
+        "--question",
+        QUESTION,
+        a.to_str().unwrap(),
+    ]);
+    assert!(replayed_cli.status.success(), "{}", stderr(&replayed_cli));
+    assert_eq!(
+        stdout(&replayed_cli).trim_end(),
+        report,
+        "CLI, replayed package"
+    );
+
     let retained = server.request(
         "POST",
         "/api/check-answer",
