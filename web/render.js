@@ -274,6 +274,7 @@ function answerCheck(checkAnswer) {
     try {
       const { text: raw, value } = await checkAnswer(answer);
       out.append(...answerReport(value, raw));
+      markBranches(value);
     } catch (e) {
       out.append(el('p', { class: 'error-message', text: `The answer could not be checked: ${e?.message ?? e}` }));
     }
@@ -281,6 +282,17 @@ function answerCheck(checkAnswer) {
   return el('details', { id: 'answer-box', class: 'answer-box' }, el('summary', { text: 'Check an AI’s answer against this package' }),
     el('p', { id: 'answer-hint', class: 'note', text: 'Paste the answer as okf-grounded-answer.v1 JSON (claims citing record ids with exact quotes; docs/grounding.md).' }),
     el('div', { class: 'field' }, el('label', { for: 'answer-input', text: 'Answer (JSON)' }), input), button, out);
+}
+
+/** Marks each row of the branch table with whether the checked answer covers it. */
+function markBranches(report) {
+  for (const r of arr(report.requirements)) {
+    const row = [...document.querySelectorAll('#requirements-table tbody tr')].find((tr) => tr.dataset.requirement === r.id);
+    if (!row) continue;
+    row.dataset.answerCovered = String(r.covered);
+    row.querySelector('.answer-coverage')?.remove();
+    row.querySelector('th')?.append(el('div', { class: `answer-coverage badge ${r.covered ? 'met' : 'unmet'}`, text: r.covered ? `Answer covers it (${arr(r.covered_by).join(', ')})` : 'The answer does not cover it' }));
+  }
 }
 
 /** A report in words: the verdict, each claim and each branch; the exact report behind a disclosure. */

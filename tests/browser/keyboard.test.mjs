@@ -138,6 +138,9 @@ test('an AI answer pasted under the package is checked, with the same report byt
   assert.equal(await page.getAttribute('#answer-report [data-verdict]', 'data-verdict'), 'grounded');
   assert.equal(await page.textContent('#answer-report-json'), expected, 'the page shows the API report bytes');
   assert.equal(await page.getAttribute('#answer-branches li', 'data-covered'), 'true');
+  // The branch table says which branches the answer covers.
+  assert.equal(await page.getAttribute('#requirements-table tbody tr', 'data-answer-covered'), 'true');
+  assert.equal(await page.textContent('#requirements-table tbody tr .answer-coverage'), 'Answer covers it (c1, c2)');
 
   // One word changed in a quote: not grounded, and the claim says why.
   answer.claims[0].citations[0].quote = answer.claims[0].citations[0].quote.replace('12', '15');
@@ -146,5 +149,8 @@ test('an AI answer pasted under the package is checked, with the same report byt
   await page.waitForSelector('#answer-report [data-verdict="not_grounded"]');
   assert.match(await page.textContent('#answer-report [data-verdict]'), /Not grounded: quote_not_found/);
   assert.match(await page.textContent('#answer-claims li[data-claim="c1"]'), /quote_not_found/);
+  // c2's record still covers the branch; one mark per row, replaced by the latest check.
+  assert.equal(await page.locator('#requirements-table tbody tr .answer-coverage').count(), 1);
+  assert.equal(await page.textContent('#requirements-table tbody tr .answer-coverage'), 'Answer covers it (c2)');
   assert.deepEqual(browser.problems, []);
 });
