@@ -4,7 +4,7 @@
 // (local.js; same bytes again), and the page says which.
 
 import { ApiError, ask, catalogue, checkAnswer, explainView, getContext, listBundles, readEvidence } from './api.js';
-import { clear, el, readableDate } from './dom.js';
+import { clear, el, readableDate, readableDays } from './dom.js';
 import { renderPackage } from './render.js';
 import { ArgumentError, BUDGET_DEFAULTS, BUDGET_LIMITS, MAX_QUESTION, checkBuildArgs, checkExplainArgs, checkManifestArgs, checkReadArgs } from './validate.js';
 import { registerPageTools } from './webmcp.js';
@@ -75,7 +75,7 @@ function showBundleScope() {
   clear(box);
   box.hidden = !v?.scope;
   if (!v?.scope) return;
-  const days = v.captured ? (v.captured.first === v.captured.last ? readableDate(v.captured.first) : `${readableDate(v.captured.first)} to ${readableDate(v.captured.last)}`) : null;
+  const days = v.captured ? readableDays(v.captured.first, v.captured.last) : null;
   box.append(
     el('strong', { text: 'Covers: ' }),
     v.scope,

@@ -74,3 +74,8 @@ export function readableDate(value) {
   if (!m || !month || Number(m[3]) < 1 || Number(m[3]) > 31) return String(value ?? '');
   return `${Number(m[3])} ${month} ${m[1]}`;
 }
+
+/** Two days as one readable date or a range (`15 September 2026 to 16 September 2026`). */
+export function readableDays(first, last) {
+  return first === last ? readableDate(first) : `${readableDate(first)} to ${readableDate(last)}`;
+}

@@ -1,7 +1,7 @@
 // Renders an okf-governed-context.v1 package as a page for people. Every value from the
 // package is untrusted and is set with textContent or setAttribute (see dom.js).
 
-import { clear, el, httpsLink, readableDate } from './dom.js';
+import { clear, el, httpsLink, readableDate, readableDays } from './dom.js';
 import { graphLegend, graphModel, graphNote, predicateName, renderGraph } from './graph.js';
 
 const STATUS_MEANING = {
@@ -132,7 +132,7 @@ export function capturedRange(pkg) {
     .sort();
   if (!days.length) return null;
   const [first, last] = [days[0], days[days.length - 1]];
-  return first === last ? readableDate(first) : `${readableDate(first)} to ${readableDate(last)}`;
+  return readableDays(first, last);
 }
 
 function capturedLine(pkg) {
