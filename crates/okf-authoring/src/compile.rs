@@ -1,10 +1,11 @@
 //! Profile + captures → `okf-context-index.v1`.
 
 use crate::capture::{self, Capture, CaptureFile};
+use crate::compose::{self, Shift};
 use crate::error::{Error, Rule, line_of};
 use crate::profile::{
-    AssertionDecl, AssertionProvenance, Citation, Defaults, DocumentDecl, IndexDecl, ItemDefaults,
-    RecordDecl, RequirementDecl,
+    AssertionDecl, AssertionProvenance, Citation, ComposeDecl, Defaults, DocumentDecl, IndexDecl,
+    ItemDefaults, RecordDecl, RequirementDecl,
 };
 use crate::{ProfileFile, sha256_hex};
 use okf_engine::ContextIndex;
@@ -29,13 +30,13 @@ pub struct Built {
 
 /// Where an item was declared: file and line.
 #[derive(Debug, Clone)]
-struct Origin {
+pub(crate) struct Origin {
     file: String,
     line: usize,
 }
 
 impl Origin {
-    fn error(&self, rule: Rule) -> Error {
+    pub(crate) fn error(&self, rule: Rule) -> Error {
         Error {
             file: self.file.clone(),
             line: self.line,
@@ -70,6 +71,18 @@ const PREDICATES: [(&str, &str); 5] = [
 /// Compiles a profile and the captures it cites. `profile` files are ordered `profile.toml`
 /// first, then by name (byte order), whatever order the caller gives them in.
 pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built, Error> {
+    build_onto(profile, captures, None)
+}
+
+/// Compiles a profile as [`build`] does and, with `base` (the bytes of a published index
+/// file), composes it onto that index as the profile's `[compose]` declares: the base's items
+/// are kept as they are, the profile's are added after them, and the index lists both parts
+/// (docs/authoring.md "Composition").
+pub fn build_onto(
+    profile: &[ProfileFile],
+    captures: &[CaptureFile],
+    base_index: Option<&[u8]>,
+) -> Result<Built, Error> {
     let files = parse_files(profile)?;
     let captures = capture::load(captures)?;
     let (index_decl, index_origin) = index_section(&files)?;
@@ -136,29 +149,38 @@ pub fn build(profile: &[ProfileFile], captures: &[CaptureFile]) -> Result<Built,
             c.requirement(q.get_ref(), f.origin(q))?;
         }
     }
-    let index = IndexDocument {
+    let mut index = IndexDocument {
         assertions: c.assertions,
         bundle: index_decl.bundle.clone(),
         gaps: (!gaps.is_empty()).then_some(gaps),
         limitations: index_decl.limitations.clone(),
+        parts: None,
         records: c.records,
         regimes: (!regimes.is_empty()).then_some(regimes),
         requirements: c.requirements,
         schema: "okf-context-index.v1".into(),
         scope: index_decl.scope.clone(),
     };
+    let origins = Origins {
+        records: &c.record_origins,
+        assertions: &c.assertion_origins,
+        requirements: &c.requirement_origins,
+        gaps: &gap_origins,
+        regimes: &regime_origins,
+    };
+    // With a base, the profile's items follow the base's: offset the origins' positions.
+    let mut shift = Shift::default();
+    if let Some(base_index) = base_index {
+        let (decl, origin) = compose_section(&files)?;
+        let composed = compose::onto(index, base_index, decl, &origins).map_err(|f| match f {
+            compose::Failure::Whole(rule) => origin.error(rule),
+            compose::Failure::At(at, rule) => at.error(rule),
+        })?;
+        shift = composed.shift;
+        index = composed.index;
+    }
     if let Err(e) = ContextIndex::new(index.clone()) {
-        let origin = engine_error_origin(
-            &e,
-            &[
-                ("records", &c.record_origins),
-                ("assertions", &c.assertion_origins),
-                ("requirements", &c.requirement_origins),
-                ("gaps", &gap_origins),
-                ("regimes", &regime_origins),
-            ],
-        )
-        .unwrap_or(index_origin);
+        let origin = engine_error_origin(&e, &origins, &shift).unwrap_or(index_origin);
         return Err(origin.error(Rule::Index(e.to_string())));
     }
     // Field order of the typed model is canonical order, so this is canonical JSON.
@@ -229,8 +251,8 @@ fn index_section(files: &[ParsedFile]) -> Result<(&IndexDecl, Origin), Error> {
     })
 }
 
-/// The item a JSON path such as `records[3].label` names, if any.
-fn engine_error_origin(e: &okf_engine::Error, lists: &[(&str, &Vec<Origin>)]) -> Option<Origin> {
+/// The item a JSON path such as `records[3].label` names, if it is one the profile declared.
+fn engine_error_origin(e: &okf_engine::Error, origins: &Origins, shift: &Shift) -> Option<Origin> {
     let path = match e {
         okf_engine::Error::Index { path, .. } | okf_engine::Error::EvidenceUnit { path, .. } => {
             path
@@ -239,11 +261,40 @@ fn engine_error_origin(e: &okf_engine::Error, lists: &[(&str, &Vec<Origin>)]) ->
     };
     let (list, rest) = path.split_once('[')?;
     let n: usize = rest.split_once(']')?.0.parse().ok()?;
-    lists
-        .iter()
-        .find(|(name, _)| *name == list)
-        .and_then(|(_, origins)| origins.get(n))
-        .cloned()
+    let (declared, first) = match list {
+        "records" => (origins.records, shift.records),
+        "assertions" => (origins.assertions, shift.assertions),
+        "requirements" => (origins.requirements, shift.requirements),
+        "gaps" => (origins.gaps, shift.gaps),
+        "regimes" => (origins.regimes, shift.regimes),
+        _ => return None,
+    };
+    declared.get(n.checked_sub(first)?).cloned()
+}
+
+/// Where each profile item was declared, per list of the index, in list order.
+pub(crate) struct Origins<'a> {
+    pub records: &'a [Origin],
+    pub assertions: &'a [Origin],
+    pub requirements: &'a [Origin],
+    pub gaps: &'a [Origin],
+    pub regimes: &'a [Origin],
+}
+
+fn compose_section(files: &[ParsedFile]) -> Result<(&ComposeDecl, Origin), Error> {
+    for f in &files[1..] {
+        if let Some(decl) = &f.body.compose {
+            return Err(f.origin(decl).error(Rule::ComposeSection));
+        }
+    }
+    match &files[0].body.compose {
+        Some(decl) => Ok((decl.get_ref(), files[0].origin(decl))),
+        None => Err(Error {
+            file: PROFILE_FILE.into(),
+            line: 1,
+            rule: Rule::ComposeSection,
+        }),
+    }
 }
 
 struct Compiler {

@@ -75,6 +75,17 @@ pub enum Rule {
     GapDeclared(String),
     /// The compiled index fails the engine's validation (spec §2).
     Index(String),
+    /// A base index was given but `profile.toml` declares no `[compose]`.
+    ComposeSection,
+    /// The base index is not a valid `okf-context-index.v1` file.
+    BaseIndex(String),
+    /// A profile item's id is also an id of the base index.
+    CollidesWithBase {
+        /// The shared id.
+        id: String,
+        /// What the base holds under it (record, assertion, requirement, gap, regime, part).
+        base_item: &'static str,
+    },
 }
 
 impl fmt::Display for Rule {
@@ -134,6 +145,17 @@ impl fmt::Display for Rule {
                 "gap {g:?} names a record the profile declares; require it instead"
             ),
             Rule::Index(m) => write!(f, "the compiled index is invalid: {m}"),
+            Rule::ComposeSection => write!(
+                f,
+                "a base index is given, so profile.toml must declare [compose] (base_sha256, labels, bundle, scope)"
+            ),
+            Rule::BaseIndex(m) => {
+                write!(f, "the base index is not a valid okf-context-index.v1: {m}")
+            }
+            Rule::CollidesWithBase { id, base_item } => write!(
+                f,
+                "id {id} is already a {base_item} of the base index; the profile must not redeclare it"
+            ),
         }
     }
 }

@@ -10,11 +10,12 @@
 
 mod capture;
 mod compile;
+mod compose;
 mod error;
 mod profile;
 
 pub use capture::CaptureFile;
-pub use compile::{Built, PROFILE_FILE, build};
+pub use compile::{Built, PROFILE_FILE, build, build_onto};
 pub use error::{Error, Rule};
 
 /// One profile file as the caller read it.

@@ -12,6 +12,7 @@ use toml::Spanned;
 #[serde(deny_unknown_fields)]
 pub(crate) struct ProfileFile {
     pub index: Option<Spanned<IndexDecl>>,
+    pub compose: Option<Spanned<ComposeDecl>>,
     pub defaults: Option<Defaults>,
     #[serde(default)]
     pub document: Vec<Spanned<DocumentDecl>>,
@@ -50,6 +51,26 @@ pub(crate) struct IndexDecl {
     pub base: String,
     pub bundle: Bundle,
     pub scope: String,
+    #[serde(default)]
+    pub limitations: Vec<String>,
+}
+
+/// `[compose]`: the published index this profile may be composed onto (`okf build --base`),
+/// and what the composed index is. Ignored by a build without a base.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ComposeDecl {
+    /// SHA-256 of the base index file; the file given with `--base` must have it.
+    pub base_sha256: String,
+    /// Label of the base's part.
+    pub base_label: String,
+    /// Label of this profile's part.
+    pub label: String,
+    /// The composed index's bundle identity (never the base's or the profile's own).
+    pub bundle: Bundle,
+    /// What the composed index as a whole claims to cover.
+    pub scope: String,
+    /// Limitations of the composition itself, after the base's and the profile's.
     #[serde(default)]
     pub limitations: Vec<String>,
 }

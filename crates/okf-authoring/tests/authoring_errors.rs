@@ -516,3 +516,113 @@ fn regimes_compile_and_their_dates_are_checked_by_the_engine() {
         "graph.toml:23: \"regime/none\" does not name a declared regime"
     );
 }
+
+/// The fixture profile with a `[compose]` section pinning `base` (and its own ids under
+/// `id_base`), so it can be composed onto the fixture's own compiled index.
+fn composing_profile(base: &Built, id_base: &str) -> String {
+    let sha = okf_engine::canonical::sha256_hex(base.json.as_bytes());
+    PROFILE
+        .replacen(
+            "base = \"https://x.example/\"",
+            &format!("base = {id_base:?}"),
+            1,
+        )
+        .replacen(
+            "id = \"https://x.example/bundle\"",
+            "id = \"https://y.example/bundle\"",
+            1,
+        )
+        .replacen(
+            "[defaults.concept]",
+            &format!(
+                "[compose]\nbase_sha256 = \"{sha}\"\nbase_label = \"Base\"\nlabel = \"Profile\"\n\
+             scope = \"Both.\"\nbundle = {{ id = \"https://z.example/bundle\", snapshot = \"z1\", \
+             source_url = \"https://z.example/index.json\" }}\n\n[defaults.concept]"
+            ),
+            1,
+        )
+}
+
+fn compose(profile: &str, base: &Built) -> Result<Built, Error> {
+    okf_authoring::build_onto(
+        &files(profile, GRAPH),
+        &capture(CAPTURE),
+        Some(base.json.as_bytes()),
+    )
+}
+
+#[test]
+fn a_profile_id_the_base_already_uses_is_refused_at_its_line_naming_the_base_item() {
+    let base = run(PROFILE, GRAPH, CAPTURE).unwrap();
+    let e = compose(&composing_profile(&base, "https://x.example/"), &base).unwrap_err();
+    assert_eq!((e.file.as_str(), e.line), ("graph.toml", 1));
+    assert_eq!(
+        e.rule,
+        Rule::CollidesWithBase {
+            id: "https://x.example/concept/loans".into(),
+            base_item: "record",
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:1: id https://x.example/concept/loans is already a record of the base index; the profile must not redeclare it"
+    );
+}
+
+#[test]
+fn a_profile_that_keeps_the_base_bundle_id_is_refused() {
+    let base = run(PROFILE, GRAPH, CAPTURE).unwrap();
+    let profile = composing_profile(&base, "https://y.example/").replacen(
+        "id = \"https://y.example/bundle\"",
+        "id = \"https://x.example/bundle\"",
+        1,
+    );
+    let e = compose(&profile, &base).unwrap_err();
+    assert_eq!(
+        e.rule,
+        Rule::CollidesWithBase {
+            id: "https://x.example/bundle".into(),
+            base_item: "bundle",
+        }
+    );
+}
+
+#[test]
+fn a_composed_index_lists_both_parts_and_a_shared_alias_alone_stays_ambiguous() {
+    let base = run(PROFILE, GRAPH, CAPTURE).unwrap();
+    let built = compose(&composing_profile(&base, "https://y.example/"), &base).unwrap();
+    let doc = &built.index;
+    assert_eq!(doc.bundle.id, "https://z.example/bundle");
+    assert_eq!(doc.records.len(), 4);
+    assert_eq!(doc.records[..2], base.index.records[..]);
+    let parts = doc.parts.as_ref().unwrap();
+    assert_eq!(parts[0].concepts, ["https://x.example/concept/loans"]);
+    assert_eq!(parts[1].concepts, ["https://y.example/concept/loans"]);
+    // Nothing else in the question says which part "loan" belongs to.
+    let index = okf_engine::ContextIndex::from_json_str(&built.json).unwrap();
+    let resolution = okf_engine::assemble(&index, "loan", &okf_engine::Budget::default(), None)
+        .unwrap()
+        .json;
+    assert!(resolution.contains("\"ambiguities\":[{"), "{resolution}");
+}
+
+#[test]
+fn compose_is_declared_in_profile_toml_only() {
+    let base = run(PROFILE, GRAPH, CAPTURE).unwrap();
+    let profile = composing_profile(&base, "https://y.example/");
+    let at = profile.find("[compose]").unwrap();
+    let (own, compose_section) = profile.split_at(at);
+    let end = compose_section.find("[defaults.concept]").unwrap();
+    let graph = format!("{}\n{GRAPH}", &compose_section[..end]);
+    let own = format!("{own}{}", &compose_section[end..]);
+    let e = okf_authoring::build_onto(
+        &files(&own, &graph),
+        &capture(CAPTURE),
+        Some(base.json.as_bytes()),
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.file.as_str(), e.rule),
+        ("graph.toml", Rule::ComposeSection)
+    );
+}

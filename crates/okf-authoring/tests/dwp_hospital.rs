@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use okf_authoring::{Built, CaptureFile, ProfileFile, build};
+use okf_authoring::{Built, CaptureFile, ProfileFile, Rule, build_onto};
 use okf_engine::{
     AsOf, AssembleOptions, Binding, Budget, ContextIndex, assemble, assemble_with_options,
 };
@@ -36,6 +36,15 @@ fn files_with_ext(dir: &Path, ext: &str, recursive: bool, out: &mut Vec<PathBuf>
 
 /// Reads a profile folder and a capture folder the way `okf build` does.
 pub fn build_profile(profile: &Path, sources: &Path) -> Built {
+    build_profile_onto(profile, sources, None).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`build_profile`], composed onto the base index file `base` when given.
+fn build_profile_onto(
+    profile: &Path,
+    sources: &Path,
+    base: Option<&[u8]>,
+) -> Result<Built, okf_authoring::Error> {
     let mut toml = Vec::new();
     files_with_ext(profile, "toml", false, &mut toml);
     let profile: Vec<ProfileFile> = toml
@@ -54,7 +63,7 @@ pub fn build_profile(profile: &Path, sources: &Path) -> Built {
             bytes: std::fs::read(p).unwrap(),
         })
         .collect();
-    build(&profile, &captures).unwrap_or_else(|e| panic!("{e}"))
+    build_onto(&profile, &captures, base)
 }
 
 fn hospital() -> (Built, ContextIndex) {
@@ -585,4 +594,237 @@ fn a_budget_that_leaves_only_metadata_fails_closed() {
     assert_eq!(shrink.requirement_status, None);
     assert_eq!(shrink.evidence_status, "insufficient");
     assert!(shrink.fail_closed);
+}
+
+// Composition onto the published okf-dwp imprisonment index (profile.toml `[compose]`).
+
+const BASE_INDEX: &str = "../shared/dwp/full-dmg/context/assembly-index.json";
+
+fn base_bytes() -> Vec<u8> {
+    std::fs::read(root().join(BASE_INDEX)).unwrap()
+}
+
+fn composed() -> (Built, ContextIndex) {
+    let built = build_profile_onto(
+        &root().join("profiles/dwp-hospital"),
+        &root().join("../shared/dwp/source"),
+        Some(&base_bytes()),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let index = ContextIndex::from_json_str(&built.json).unwrap();
+    (built, index)
+}
+
+fn canonical_items(doc: &Value, list: &str) -> Vec<String> {
+    doc[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| okf_engine::canonical::to_canonical_string(v).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_composed_index_keeps_every_base_item_as_published_then_adds_the_profiles() {
+    let (built, _) = composed();
+    let (hospital, _) = hospital();
+    let base: Value = serde_json::from_slice(&base_bytes()).unwrap();
+    let own: Value = serde_json::from_str(&hospital.json).unwrap();
+    let doc: Value = serde_json::from_str(&built.json).unwrap();
+    for list in ["records", "assertions", "requirements"] {
+        let expected = [canonical_items(&base, list), canonical_items(&own, list)].concat();
+        assert_eq!(canonical_items(&doc, list), expected, "{list}");
+    }
+    assert_eq!(canonical_items(&base, "records").len(), 52);
+    let parts = doc["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 2);
+    assert_eq!(parts[0]["id"], base["bundle"]["id"]);
+    assert_eq!(
+        parts[0]["index_sha256"],
+        okf_engine::canonical::sha256_hex(&base_bytes())
+    );
+    assert_eq!(parts[0]["concepts"].as_array().unwrap().len(), 12);
+    assert_eq!(parts[1]["id"], own["bundle"]["id"]);
+    assert_eq!(doc["regimes"], own["regimes"]);
+    // Every limitation of both parts is kept, each once.
+    for l in base["limitations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(own["limitations"].as_array().unwrap())
+    {
+        assert!(doc["limitations"].as_array().unwrap().contains(l), "{l}");
+    }
+}
+
+/// The package without what names the index it came from: its bundle, binding, scope and
+/// limitations, the identity computed over them, and the byte count they change.
+fn without_index_identity(mut p: Value) -> Value {
+    for key in ["binding", "bundle", "context_id", "limitations", "scope"] {
+        p.as_object_mut().unwrap().remove(key);
+    }
+    p["budget"].as_object_mut().unwrap().remove("used_bytes");
+    p
+}
+
+fn assembled(index: &ContextIndex, question: &str, regimes: bool) -> Value {
+    let options = AssembleOptions {
+        as_of: Some(AsOf::parse("2026-09-15").unwrap()),
+        regime_profile: regimes,
+        ..AssembleOptions::default()
+    };
+    let json = assemble_with_options(index, question, &Budget::default(), None, &options)
+        .unwrap()
+        .json;
+    serde_json::from_str(&json).unwrap()
+}
+
+#[test]
+fn on_the_composed_index_the_imprisonment_question_keeps_the_base_package() {
+    let (_, composed) = composed();
+    let base = ContextIndex::from_json_slice(&base_bytes()).unwrap();
+    let case: Value = serde_json::from_slice(
+        &std::fs::read(
+            root().join("../shared/dwp/evaluation/context-assembly/imprisonment-case.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let question = case["question"].as_str().unwrap();
+    let on_base = package(&base, question);
+    let on_composed = package(&composed, question);
+    assert_eq!(on_composed["evidence_status"], "sufficient");
+    assert_eq!(on_composed["selected"].as_array().unwrap().len(), 52);
+    assert_eq!(
+        without_index_identity(on_composed),
+        without_index_identity(on_base)
+    );
+}
+
+#[test]
+fn on_the_composed_index_hospital_questions_keep_the_profiles_packages() {
+    let (_, composed) = composed();
+    let (_, hospital) = hospital();
+    let questions = [
+        HOSPITAL_QUESTION,
+        "A claimant on legacy income-based JSA is admitted to hospital. Explain the effect on their JSA.",
+        "A prisoner is transferred to hospital under mental health legislation. Explain the effect on income-related ESA and State Pension Credit.",
+        "What happens to Pension Credit after 52 weeks in hospital?",
+        "Income Support after four weeks in hospital",
+    ];
+    for question in questions {
+        for regimes in [false, true] {
+            let on_profile = assembled(&hospital, question, regimes);
+            let on_composed = assembled(&composed, question, regimes);
+            assert_eq!(
+                without_index_identity(on_composed),
+                without_index_identity(on_profile),
+                "{question} (regime profile {regimes})"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_question_that_mixes_both_parts_leaves_their_shared_phrases_ambiguous() {
+    let (_, composed) = composed();
+    let p = package(
+        &composed,
+        "A claimant is imprisoned and then admitted to hospital: what happens to JSA?",
+    );
+    let phrases: Vec<&str> = p["ambiguities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["phrase"].as_str().unwrap())
+        .collect();
+    assert!(
+        phrases.contains(&"JSA") && phrases.contains(&"claimant"),
+        "{phrases:?}"
+    );
+    assert_eq!(p["evidence_status"], "insufficient");
+}
+
+#[test]
+fn the_eval_cases_controls_and_self_check_of_both_parts_pass_on_the_composed_index() {
+    let (built, index) = composed();
+    let binding = raw_binding(&index, built.json.as_bytes());
+    let imprisonment = root().join("../shared/dwp/evaluation/context-assembly");
+    let runs: [(Vec<u8>, Option<Vec<u8>>); 4] = [
+        (
+            std::fs::read(imprisonment.join("imprisonment-case.json")).unwrap(),
+            Some(std::fs::read(imprisonment.join("imprisonment-controls.json")).unwrap()),
+        ),
+        (eval_file("case.json"), Some(eval_file("controls.json"))),
+        (eval_file("case-legacy-jsa.json"), None),
+        (eval_file("case-prisoner-transfer.json"), None),
+    ];
+    for (case, controls) in runs {
+        let case = Case::from_slice(&case).unwrap();
+        let controls = controls.map(|c| Controls::from_slice(&c).unwrap());
+        let report = evaluate(
+            &index,
+            &case,
+            controls.as_ref(),
+            &Budget::default(),
+            &binding,
+        )
+        .unwrap();
+        let failed: Vec<String> = report
+            .case
+            .assessment
+            .failed_checks()
+            .map(|(s, c)| format!("{s:?} {}", c.id))
+            .collect();
+        assert!(failed.is_empty(), "{}: {failed:#?}", case.id);
+        for c in &report.controls {
+            assert_eq!(c.status, Status::Passed, "{}: {}", case.id, c.id);
+        }
+        assert_eq!(report.status, Status::Passed, "{}", case.id);
+    }
+    let report = self_check(&index).unwrap();
+    assert_eq!(report.requirements.len(), 23);
+    assert!(report.requirements.iter().all(|r| r.fail_closed));
+    assert_eq!(report.status, Status::Passed);
+}
+
+#[test]
+fn a_base_with_another_digest_is_refused_naming_both_digests() {
+    let mut base = base_bytes();
+    base.push(b'\n');
+    let e = build_profile_onto(
+        &root().join("profiles/dwp-hospital"),
+        &root().join("../shared/dwp/source"),
+        Some(&base),
+    )
+    .unwrap_err();
+    assert_eq!(e.file, "profile.toml");
+    let Rule::DigestMismatch {
+        what,
+        declared,
+        actual,
+    } = &e.rule
+    else {
+        panic!("{e}");
+    };
+    assert_eq!(*what, "[compose] base_sha256");
+    assert_eq!(
+        declared,
+        "38159445a60d4bcabc23cb2cf728e14cbd0a4b55013276c291356e7a1452ff54"
+    );
+    assert_eq!(actual, &okf_engine::canonical::sha256_hex(&base));
+}
+
+#[test]
+fn a_base_given_to_a_profile_without_compose_is_refused() {
+    let e = build_profile_onto(
+        &root().join("profiles/example"),
+        &root().join("profiles/example/sources"),
+        Some(&base_bytes()),
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.file.as_str(), e.line, &e.rule),
+        ("profile.toml", 1, &Rule::ComposeSection)
+    );
 }

@@ -9,6 +9,7 @@ use crate::index::{ContextIndex, index_u32};
 pub use crate::model::Issue;
 use crate::model::{Access, Binding, REQUIRES_PREDICATE, RecordKind};
 use crate::package::{self, Assembled, PackageView};
+use crate::parts;
 pub use crate::pass::{AssembleOptions, EvidenceStatus};
 use crate::pass::{
     GuardDecision, IssueList, Pass, Path, Plan, RequirementResult, Selection, Setup, limits, msg,
@@ -141,6 +142,7 @@ impl<'a> Setup<'a> {
         options: AssembleOptions,
     ) -> Self {
         let mut resolution = resolve(index, question);
+        parts::narrow(index, &mut resolution);
         let regimes = regime::apply(index, question, options.as_of, &mut resolution);
         let doc = index.document();
         let mut is_resolved = vec![false; doc.records.len()];

@@ -169,13 +169,19 @@ pub enum IndexRule {
     DuplicateRequirementId,
     /// A route is not a safe relative route.
     UnsafeRoute,
-    /// Two gaps or two regimes share an id, or a gap id is a record id.
+    /// Two gaps, regimes or parts share an id, or a gap id is a record id.
     DuplicateDeclaration,
     /// A regime names an id that is not a public concept (or, in `absent_evidence`, not a gap),
     /// or a requirement names an undeclared regime.
     UnknownRegimeMember,
     /// Not a `YYYY-MM-DD` calendar date.
     NotDate,
+    /// Not 64 lowercase hexadecimal digits.
+    NotSha256,
+    /// A part names an id that is not a concept record.
+    UnknownPartMember,
+    /// A concept is listed by two parts.
+    ConceptInTwoParts,
     /// `evidence_unit` on a record whose kind is not `evidence`.
     UnitOnNonEvidence,
     /// A context guard lists the same concept twice.
@@ -210,9 +216,12 @@ impl fmt::Display for IndexRule {
             IndexRule::DuplicateRecordId => f.write_str("record id is used by an earlier record"),
             IndexRule::DuplicateAssertionId => f.write_str("assertion id is used by an earlier assertion"),
             IndexRule::DuplicateRequirementId => f.write_str("requirement id is used by an earlier requirement"),
-            IndexRule::DuplicateDeclaration => f.write_str("id is already declared by an earlier gap, regime or record"),
+            IndexRule::DuplicateDeclaration => f.write_str("id is already declared by an earlier gap, regime, part or record"),
             IndexRule::UnknownRegimeMember => f.write_str("must name a public concept (regime concepts), a declared gap (absent_evidence) or a declared regime (requirement regime)"),
             IndexRule::NotDate => f.write_str("must be a YYYY-MM-DD calendar date"),
+            IndexRule::NotSha256 => f.write_str("must be a SHA-256 digest: 64 lowercase hexadecimal digits"),
+            IndexRule::UnknownPartMember => f.write_str("must name a concept record of this index"),
+            IndexRule::ConceptInTwoParts => f.write_str("concept is already listed by an earlier part; a concept belongs to at most one part"),
             IndexRule::UnsafeRoute => f.write_str(
                 "route must be a lowercase segment followed by one or more /segments of [A-Za-z0-9._~-]",
             ),

@@ -139,6 +139,10 @@ fn canonical_index(
     }
     out.push_str(",\"limitations\":");
     out.push_str(&canonical_json(&doc.limitations)?);
+    if let Some(parts) = &doc.parts {
+        out.push_str(",\"parts\":");
+        out.push_str(&canonical_json(parts)?);
+    }
     out.push_str(",\"records\":");
     join(&mut out, records);
     if let Some(regimes) = &doc.regimes {

@@ -28,6 +28,7 @@ mod error;
 mod index;
 pub mod model;
 mod package;
+mod parts;
 mod pass;
 mod public;
 mod regime;

@@ -24,6 +24,10 @@ pub struct IndexDocument {
     pub gaps: Option<Vec<Gap>>,
     /// Author-declared limitations, copied into every package.
     pub limitations: Vec<String>,
+    /// The parts a composed index was built from, each with its concepts (this project's
+    /// additive extension; absent in reference and uncomposed indexes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<Vec<Part>>,
     /// Concept, evidence and scope records.
     pub records: Vec<Record>,
     /// Guidance regimes the concepts belong to (this project's additive extension; absent in
@@ -49,6 +53,23 @@ pub struct Gap {
     pub label: String,
     /// Why it is missing (for example an unreconciled source dependency).
     pub reason: String,
+}
+
+/// One part of a composed index (a published base index, or the profile composed onto it) and
+/// the concepts it contributed. A phrase ambiguous only between concepts of different parts is
+/// narrowed to the part the question's other concepts all come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Part {
+    /// Concept ids this part contributed; a concept belongs to at most one part.
+    pub concepts: Vec<String>,
+    /// IRI, unique among parts.
+    pub id: String,
+    /// SHA-256 of the published index file this part was taken from, when it is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_sha256: Option<String>,
+    /// Human-readable label.
+    pub label: String,
 }
 
 /// A guidance regime, such as legacy DMG or New Style ADM, and the concepts that belong to it.

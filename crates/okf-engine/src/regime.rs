@@ -14,11 +14,10 @@
 //!
 //! Indexes without `regimes` are untouched.
 
-use crate::canonical::cmp_utf16;
 use crate::error::Error;
-use crate::index::{ContextIndex, index_u32};
+use crate::index::ContextIndex;
 use crate::model::Regime;
-use crate::resolve::{Resolution, ResolvedConcept};
+use crate::resolve::Resolution;
 use crate::text::folded_tokens;
 use crate::validate::date_number;
 
@@ -141,7 +140,7 @@ pub(crate) fn apply(
             }
         }
     });
-    add_promoted(index, resolution, promoted);
+    resolution.promote(index, promoted);
     resolution
         .unresolved_terms
         .retain(|t| !phrase_words.contains(t));
@@ -177,36 +176,6 @@ pub(crate) fn apply(
     }
     list_regimes(regimes, &resolved, &open, &mut outcome);
     Some(outcome)
-}
-
-/// Adds each concept a regime made the only candidate of its phrase to the resolution, in
-/// id order (or adds the phrase to the concept already resolved).
-fn add_promoted(
-    index: &ContextIndex,
-    resolution: &mut Resolution,
-    promoted: Vec<(String, String)>,
-) {
-    for (id, phrase) in promoted {
-        let Some(record) = index.record_index(&id).map(index_u32) else {
-            continue;
-        };
-        match resolution.concepts.iter_mut().find(|c| c.record == record) {
-            Some(c) => c.matched.push(phrase),
-            None => {
-                let doc = index.document();
-                let at = resolution.concepts.partition_point(|c| {
-                    cmp_utf16(&doc.records[c.record as usize].id, &id).is_lt()
-                });
-                resolution.concepts.insert(
-                    at,
-                    ResolvedConcept {
-                        record,
-                        matched: vec![phrase],
-                    },
-                );
-            }
-        }
-    }
 }
 
 /// Lists each regime as resolved, unresolved (left open) and with its declared absent

@@ -1,7 +1,7 @@
 //! Declared-phrase resolution of a question (spec §3.3).
 
 use crate::canonical::cmp_utf16;
-use crate::index::ContextIndex;
+use crate::index::{ContextIndex, index_u32};
 use crate::text::{TokenStreams, is_scaffolding};
 use std::collections::{HashMap, HashSet};
 
@@ -37,6 +37,35 @@ pub struct Resolution {
     pub unresolved_terms: Vec<String>,
     /// True when the work limit stopped resolution early.
     pub truncated: bool,
+}
+
+impl Resolution {
+    /// Resolves each `(concept id, phrase)` that narrowing (by part or regime) made the only
+    /// candidate of an ambiguous phrase: the concept joins `concepts` in id order, or gains the
+    /// phrase when it is already resolved.
+    pub(crate) fn promote(&mut self, index: &ContextIndex, promoted: Vec<(String, String)>) {
+        let doc = index.document();
+        for (id, phrase) in promoted {
+            let Some(record) = index.record_index(&id).map(index_u32) else {
+                continue;
+            };
+            match self.concepts.iter_mut().find(|c| c.record == record) {
+                Some(c) => c.matched.push(phrase),
+                None => {
+                    let at = self.concepts.partition_point(|c| {
+                        cmp_utf16(&doc.records[c.record as usize].id, &id).is_lt()
+                    });
+                    self.concepts.insert(
+                        at,
+                        ResolvedConcept {
+                            record,
+                            matched: vec![phrase],
+                        },
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// Resolves a question against the index's alias table.

@@ -396,7 +396,47 @@ pub fn validate_document(
             ));
         }
     }
-    validate_gaps_and_regimes(doc, &record_ids)
+    validate_gaps_and_regimes(doc, &record_ids)?;
+    validate_parts(doc)
+}
+
+/// The additive `parts` of a composed index: unique ids, and each concept record in at most
+/// one part (the narrowing of `parts.rs` needs one part per concept).
+fn validate_parts(doc: &IndexDocument) -> Result<(), Error> {
+    let Some(parts) = doc.parts.as_deref() else {
+        return Ok(());
+    };
+    check_count("parts", parts, 1, 16)?;
+    let concepts: HashSet<&str> = doc
+        .records
+        .iter()
+        .filter(|r| r.kind == RecordKind::Concept)
+        .map(|r| r.id.as_str())
+        .collect();
+    let mut ids: HashSet<&str> = HashSet::new();
+    let mut placed: HashSet<&str> = HashSet::new();
+    for (i, p) in parts.iter().enumerate() {
+        let path = format!("parts[{i}]");
+        check_iri(format!("{path}.id"), &p.id)?;
+        if !ids.insert(p.id.as_str()) {
+            return Err(fail(format!("{path}.id"), IndexRule::DuplicateDeclaration));
+        }
+        check_len(&format!("{path}.label"), &p.label, 500)?;
+        if p.index_sha256.as_deref().is_some_and(|d| !is_hex64(d)) {
+            return Err(fail(format!("{path}.index_sha256"), IndexRule::NotSha256));
+        }
+        check_count(&format!("{path}.concepts"), &p.concepts, 0, MAX_RECORDS)?;
+        for (j, c) in p.concepts.iter().enumerate() {
+            let at = format!("{path}.concepts[{j}]");
+            if !concepts.contains(c.as_str()) {
+                return Err(fail(at, IndexRule::UnknownPartMember));
+            }
+            if !placed.insert(c.as_str()) {
+                return Err(fail(at, IndexRule::ConceptInTwoParts));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A `YYYY-MM-DD` calendar date as the number `YYYYMMDD` (so dates compare as numbers), or

@@ -193,7 +193,13 @@ impl Mutation {
             None => None,
         };
         match self {
-            Mutation::DropRecord { record_id } => doc.records.retain(|r| r.id != *record_id),
+            Mutation::DropRecord { record_id } => {
+                doc.records.retain(|r| r.id != *record_id);
+                // A dropped concept no longer belongs to the part that contributed it.
+                for part in doc.parts.iter_mut().flatten() {
+                    part.concepts.retain(|c| c != record_id);
+                }
+            }
             Mutation::ReverseIncoming { record_id } => {
                 let mut reversed = 0;
                 for a in doc.assertions.iter_mut().filter(|a| a.target == *record_id) {

@@ -13,6 +13,10 @@ pub(crate) struct BuildArgs {
     /// Folder of captured page files (*.json, searched recursively); default PROFILE/sources.
     #[arg(long)]
     sources: Option<PathBuf>,
+    /// Published index file to compose the profile onto; its SHA-256 must be the one the
+    /// profile's [compose] section pins. The base's items are kept as they are.
+    #[arg(long)]
+    base: Option<PathBuf>,
     /// Index file to write.
     #[arg(long)]
     out: PathBuf,
@@ -81,12 +85,14 @@ pub(crate) fn run(args: &BuildArgs) -> Result<(), CliError> {
         .unwrap_or_else(|| args.profile.join("sources"));
     let mut capture_files = Vec::new();
     captures(&sources, &mut capture_files)?;
-    let built = okf_authoring::build(&profile, &capture_files).map_err(|mut e| {
-        if !e.file.contains(std::path::MAIN_SEPARATOR) {
-            e.file = args.profile.join(&e.file).display().to_string();
-        }
-        CliError::Authoring(e)
-    })?;
+    let base = args.base.as_deref().map(read).transpose()?;
+    let built =
+        okf_authoring::build_onto(&profile, &capture_files, base.as_deref()).map_err(|mut e| {
+            if !e.file.contains(std::path::MAIN_SEPARATOR) {
+                e.file = args.profile.join(&e.file).display().to_string();
+            }
+            CliError::Authoring(e)
+        })?;
     if args.check {
         let current = std::fs::read(&args.out).unwrap_or_default();
         if current != built.json.as_bytes() {
@@ -100,8 +106,13 @@ pub(crate) fn run(args: &BuildArgs) -> Result<(), CliError> {
     }
     // Write beside the target and rename, so a failure never leaves a partial index.
     crate::staged::write_file(&args.out, built.json.as_bytes())?;
+    let parts = built
+        .index
+        .parts
+        .as_ref()
+        .map_or(String::new(), |p| format!(" in {} parts", p.len()));
     println!(
-        "{}: {} records, {} assertions, {} requirements",
+        "{}: {} records, {} assertions, {} requirements{parts}",
         args.out.display(),
         built.index.records.len(),
         built.index.assertions.len(),

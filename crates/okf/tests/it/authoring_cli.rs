@@ -185,3 +185,87 @@ fn a_served_version_and_a_question_date_go_together_and_the_date_reaches_the_reg
     server.stop();
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn okf_dwp_serves_a_composed_version_that_answers_both_topics() {
+    let dir = temp_dir("authoring-composed");
+    let base = shared("dwp/full-dmg/context/assembly-index.json");
+    let composed = dir.join("composed.json");
+    let o = okf(&[
+        "build",
+        root().join("profiles/dwp-hospital").to_str().unwrap(),
+        "--sources",
+        &shared("dwp/source"),
+        "--base",
+        &base,
+        "--out",
+        composed.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("110 records, 187 assertions, 23 requirements in 2 parts"),
+        "{}",
+        stdout(&o)
+    );
+    let sha = |p: &str| okf_engine::canonical::sha256_hex(&std::fs::read(p).unwrap());
+    let composed = composed.to_string_lossy().into_owned();
+    let registry = dir.join("registry.toml");
+    std::fs::write(
+        &registry,
+        format!(
+            "[[bundle]]\nid = \"okf-dwp\"\nindex = {base:?}\nsha256 = \"{}\"\nindex_url = \"https://example.invalid/dwp.json\"\nversion_name = \"efb05c6\"\npublished = \"2026-09-16\"\ndefault_version = \"efb05c6-hospital\"\npackage_profile = \"regimes\"\n\n[[bundle.versions]]\nname = \"efb05c6-hospital\"\nindex = {composed:?}\nsha256 = \"{}\"\npublished = \"2026-09-17\"\n",
+            sha(&base),
+            sha(&composed)
+        ),
+    )
+    .unwrap();
+    let server = Server::start(&["--registry", registry.to_str().unwrap()]);
+    let imprisonment: Value = serde_json::from_slice(
+        &std::fs::read(shared(
+            "dwp/evaluation/context-assembly/imprisonment-case.json",
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let outcomes = |p: &Value| {
+        (
+            p["evidence_status"].clone(),
+            p["selected"].clone(),
+            p["requirements"].clone(),
+        )
+    };
+    let ask = |version: &str, question: &str| {
+        let r = server.ask(&json!({"bundle": "okf-dwp", "version": version, "question": question}));
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()
+    };
+    let question = imprisonment["question"].as_str().unwrap();
+    let on_composed = ask("efb05c6-hospital", question);
+    assert_eq!(on_composed["evidence_status"], "sufficient");
+    assert_eq!(on_composed["selected"].as_array().unwrap().len(), 52);
+    assert_eq!(outcomes(&on_composed), outcomes(&ask("efb05c6", question)));
+    // The hospital question is read by the hospital part: its four branches, the regime left open.
+    let hospital = ask("efb05c6-hospital", QUESTION);
+    assert_eq!(hospital["evidence_status"], "insufficient");
+    let terms: Vec<&str> = hospital["ambiguities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["phrase"].as_str())
+        .collect();
+    assert_eq!(terms, ["ESA", "JSA"], "{}", hospital["ambiguities"]);
+    assert!(
+        hospital["resolved_concepts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["id"]
+                .as_str()
+                .unwrap()
+                .starts_with("https://example.invalid/ask-okf/dwp-hospital/")),
+        "{}",
+        hospital["resolved_concepts"]
+    );
+    server.stop();
+    let _ = std::fs::remove_dir_all(dir);
+}

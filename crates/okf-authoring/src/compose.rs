@@ -1,0 +1,220 @@
+//! A compiled profile composed onto a published base index (`okf build --base`).
+//!
+//! The base file is checked against the digest the profile pins and against the engine's
+//! rules, then kept whole: its records, assertions, requirements, gaps and regimes come first,
+//! unchanged, and the profile's follow. An id the profile shares with the base is an error
+//! naming the profile's line and what the base holds under it. The composed index lists its
+//! parts (base and profile) with their concepts, so a phrase both declare is read by the part
+//! the rest of the question comes from (okf-engine `parts`).
+
+use crate::compile::{Origin, Origins};
+use crate::error::Rule;
+use crate::profile::ComposeDecl;
+use okf_engine::ContextIndex;
+use okf_engine::model::{IndexDocument, Part, RecordKind};
+use std::collections::HashMap;
+
+/// Where the profile's items start in each list of the composed index: the base's counts.
+#[derive(Debug, Default)]
+pub(crate) struct Shift {
+    pub records: usize,
+    pub assertions: usize,
+    pub requirements: usize,
+    pub gaps: usize,
+    pub regimes: usize,
+}
+
+/// The composed index and where the profile's items start in it.
+pub(crate) struct Composed {
+    pub index: IndexDocument,
+    pub shift: Shift,
+}
+
+/// Why a composition failed: a rule about the `[compose]` section as a whole, or about one
+/// profile item.
+pub(crate) enum Failure {
+    Whole(Rule),
+    At(Origin, Rule),
+}
+
+/// Composes `profile` (the profile's own compiled index) onto the base index file `base`.
+pub(crate) fn onto(
+    profile: IndexDocument,
+    base: &[u8],
+    decl: &ComposeDecl,
+    origins: &Origins,
+) -> Result<Composed, Failure> {
+    let actual = okf_engine::canonical::sha256_hex(base);
+    if actual != decl.base_sha256 {
+        return Err(Failure::Whole(Rule::DigestMismatch {
+            what: "[compose] base_sha256",
+            declared: decl.base_sha256.clone(),
+            actual,
+        }));
+    }
+    let base = ContextIndex::from_json_slice(base)
+        .map_err(|e| Failure::Whole(Rule::BaseIndex(e.to_string())))?
+        .document()
+        .clone();
+    check_collisions(&base, &profile, origins)?;
+    let shift = Shift {
+        records: base.records.len(),
+        assertions: base.assertions.len(),
+        requirements: base.requirements.len(),
+        gaps: base.gaps.as_ref().map_or(0, Vec::len),
+        regimes: base.regimes.as_ref().map_or(0, Vec::len),
+    };
+    let concepts_of = |doc: &IndexDocument| -> Vec<String> {
+        doc.records
+            .iter()
+            .filter(|r| r.kind == RecordKind::Concept)
+            .map(|r| r.id.clone())
+            .collect()
+    };
+    // A base that is itself composed keeps its parts; otherwise it is one part.
+    let mut parts = base.parts.clone().unwrap_or_else(|| {
+        vec![Part {
+            concepts: concepts_of(&base),
+            id: base.bundle.id.clone(),
+            index_sha256: Some(decl.base_sha256.clone()),
+            label: decl.base_label.clone(),
+        }]
+    });
+    parts.push(Part {
+        concepts: concepts_of(&profile),
+        id: profile.bundle.id.clone(),
+        index_sha256: None,
+        label: decl.label.clone(),
+    });
+    let mut limitations = base.limitations;
+    for l in profile
+        .limitations
+        .into_iter()
+        .chain(decl.limitations.iter().cloned())
+    {
+        if !limitations.contains(&l) {
+            limitations.push(l);
+        }
+    }
+    let index = IndexDocument {
+        assertions: [base.assertions, profile.assertions].concat(),
+        bundle: decl.bundle.clone(),
+        gaps: joined(base.gaps, profile.gaps),
+        limitations,
+        parts: Some(parts),
+        records: [base.records, profile.records].concat(),
+        regimes: joined(base.regimes, profile.regimes),
+        requirements: [base.requirements, profile.requirements].concat(),
+        schema: profile.schema,
+        scope: decl.scope.clone(),
+    };
+    Ok(Composed { index, shift })
+}
+
+/// The base's list then the profile's; absent when both are.
+fn joined<T>(base: Option<Vec<T>>, profile: Option<Vec<T>>) -> Option<Vec<T>> {
+    let all: Vec<T> = base
+        .into_iter()
+        .flatten()
+        .chain(profile.into_iter().flatten())
+        .collect();
+    (!all.is_empty()).then_some(all)
+}
+
+/// Every profile id that the base already uses, as an error at the profile item's line.
+fn check_collisions(
+    base: &IndexDocument,
+    profile: &IndexDocument,
+    origins: &Origins,
+) -> Result<(), Failure> {
+    let mut taken: HashMap<&str, &'static str> = HashMap::new();
+    let lists: [(&'static str, Vec<&str>); 6] = [
+        (
+            "record",
+            base.records.iter().map(|r| r.id.as_str()).collect(),
+        ),
+        (
+            "assertion",
+            base.assertions.iter().map(|a| a.id.as_str()).collect(),
+        ),
+        (
+            "requirement",
+            base.requirements.iter().map(|q| q.id.as_str()).collect(),
+        ),
+        (
+            "gap",
+            base.gaps.iter().flatten().map(|g| g.id.as_str()).collect(),
+        ),
+        (
+            "regime",
+            base.regimes
+                .iter()
+                .flatten()
+                .map(|r| r.id.as_str())
+                .collect(),
+        ),
+        (
+            "part",
+            base.parts.iter().flatten().map(|p| p.id.as_str()).collect(),
+        ),
+    ];
+    for (what, ids) in lists {
+        for id in ids {
+            taken.insert(id, what);
+        }
+    }
+    taken.entry(base.bundle.id.as_str()).or_insert("bundle");
+    // Parts are named by bundle id, so the profile's bundle must be its own.
+    if let Some(&base_item) = taken.get(profile.bundle.id.as_str()) {
+        return Err(Failure::Whole(Rule::CollidesWithBase {
+            id: profile.bundle.id.clone(),
+            base_item,
+        }));
+    }
+    let declared: [(Vec<&str>, &[Origin]); 5] = [
+        (
+            profile.records.iter().map(|r| r.id.as_str()).collect(),
+            origins.records,
+        ),
+        (
+            profile.assertions.iter().map(|a| a.id.as_str()).collect(),
+            origins.assertions,
+        ),
+        (
+            profile.requirements.iter().map(|q| q.id.as_str()).collect(),
+            origins.requirements,
+        ),
+        (
+            profile
+                .gaps
+                .iter()
+                .flatten()
+                .map(|g| g.id.as_str())
+                .collect(),
+            origins.gaps,
+        ),
+        (
+            profile
+                .regimes
+                .iter()
+                .flatten()
+                .map(|r| r.id.as_str())
+                .collect(),
+            origins.regimes,
+        ),
+    ];
+    for (ids, at) in declared {
+        for (i, id) in ids.into_iter().enumerate() {
+            if let (Some(&base_item), Some(origin)) = (taken.get(id), at.get(i)) {
+                return Err(Failure::At(
+                    origin.clone(),
+                    Rule::CollidesWithBase {
+                        id: id.to_owned(),
+                        base_item,
+                    },
+                ));
+            }
+        }
+    }
+    Ok(())
+}
