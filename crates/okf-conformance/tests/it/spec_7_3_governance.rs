@@ -668,3 +668,66 @@ fn a_regime_names_only_public_concepts() {
         }
     }
 }
+
+/// The `parts` extension of a composed index (docs/authoring.md "Composition"): each part
+/// lists concept records of the index, a concept belongs to at most one part, and a part's
+/// `index_sha256` is a digest.
+#[test]
+fn parts_name_concepts_of_the_index_each_in_one_part() {
+    let with_parts = |parts: Value| {
+        let mut ix = study_club();
+        ix["parts"] = parts;
+        index(&ix)
+    };
+    let concept = study_club()["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "concept")
+        .unwrap()["id"]
+        .clone();
+    let part = |n: &str, concepts: Value| json!({"id": id(n), "label": n, "concepts": concepts});
+    assert!(
+        with_parts(json!([
+            part("part/a", json!([concept])),
+            part("part/b", json!([]))
+        ]))
+        .is_ok()
+    );
+    let mut bad_digest = part("part/a", json!([concept]));
+    bad_digest["index_sha256"] = json!("ABC");
+    for (parts, path, rule) in [
+        (
+            json!([part("part/a", json!([library()]))]),
+            "parts[0].concepts[0]",
+            IndexRule::UnknownPartMember,
+        ),
+        (
+            json!([
+                part("part/a", json!([concept])),
+                part("part/b", json!([concept]))
+            ]),
+            "parts[1].concepts[0]",
+            IndexRule::ConceptInTwoParts,
+        ),
+        (
+            json!([part("part/a", json!([])), part("part/a", json!([]))]),
+            "parts[1].id",
+            IndexRule::DuplicateDeclaration,
+        ),
+        (
+            json!([bad_digest]),
+            "parts[0].index_sha256",
+            IndexRule::NotSha256,
+        ),
+    ] {
+        match with_parts(parts) {
+            Err(Error::Index {
+                path: p, rule: r, ..
+            }) => {
+                assert_eq!((p.as_str(), r), (path, rule));
+            }
+            other => panic!("{path}: {other:?}"),
+        }
+    }
+}
