@@ -86,7 +86,7 @@ for (const [name, getBrowser] of [
     const pkg = (await server.ask({ bundle: 'dwp-hospital', question })).json;
     assert.equal(pkg.evidence_status, 'insufficient');
     const gaps = new Map(pkg.declared_gaps.map((g) => [g.id, g]));
-    assert.equal(gaps.size, 4);
+    assert.equal(gaps.size, 5);
 
     const rows = await rowsOf(page);
     assert.deepEqual(rows.map((r) => r.id), pkg.requirements.map((r) => r.id));

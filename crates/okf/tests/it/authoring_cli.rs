@@ -203,7 +203,7 @@ fn okf_dwp_serves_a_composed_version_that_answers_both_topics() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("110 records, 187 assertions, 23 requirements in 2 parts"),
+        stdout(&o).contains("110 records, 188 assertions, 23 requirements in 2 parts"),
         "{}",
         stdout(&o)
     );
