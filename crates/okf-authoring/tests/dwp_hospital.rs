@@ -390,7 +390,12 @@ fn the_profile_names_each_declared_gap_once_with_its_label_reason_and_codes() {
         ]
     );
     // Chapter 53 is not captured: the legacy ESA branch names it as missing, with what is needed.
-    assert!(gaps[3]["reason"].as_str().unwrap().contains("Needed: the chapter 53 pages"));
+    assert!(
+        gaps[3]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("Needed: the chapter 53 pages")
+    );
     let household = &gaps[2];
     assert_eq!(
         household["label"],

@@ -3,6 +3,7 @@
 //! bundle version, question and budget through the engine and refuses to answer unless the
 //! replay reproduces the expected `context_id`, so any replica answers any continuation.
 
+use crate::auth::Caller;
 use crate::service::{AskRequest, RequestError, Service, ServiceError};
 pub use okf_api::limits::{MAX_OFFSET, MIN_CATALOGUE_DELIVERY_BYTES};
 pub use okf_api::request::{CatalogueArgs, ReadArgs};
@@ -79,13 +80,14 @@ pub(crate) fn replayed(
     service: &Service,
     request: &AskRequest,
     expected: Option<&str>,
+    caller: &Caller,
 ) -> Result<(Arc<Context>, String), DeliveryFailure> {
-    let version = service.version_name(request)?;
-    let inputs = service.replay_inputs(request)?;
+    let version = service.version_name(request, caller)?;
+    let inputs = service.replay_inputs(request, caller)?;
     if let Some(cached) = expected.and_then(|id| service.delivered_for(id, &inputs)) {
         return Ok((cached, version));
     }
-    let answer = service.ask(request)?;
+    let answer = service.ask(request, caller)?;
     // A question asked again (a first catalogue page, a search) assembles to a context
     // already parsed and indexed: reuse it rather than parse half a megabyte again.
     let context = match service.delivered(&answer.package.context_id) {
@@ -131,8 +133,9 @@ fn replay(
     request: AskRequest,
     expected: Option<&str>,
     origin: &str,
+    caller: &Caller,
 ) -> Result<Replay, DeliveryFailure> {
-    let (context, version) = replayed(service, &request, expected)?;
+    let (context, version) = replayed(service, &request, expected, caller)?;
     let budget = resolved_budget(&context);
     let review_url = review_url(origin, &request, &budget);
     let package_sha256 = context.package_sha256();
@@ -208,6 +211,7 @@ pub fn catalogue(
     service: &Service,
     args: CatalogueArgs,
     origin: &str,
+    caller: &Caller,
 ) -> Result<Delivered, DeliveryFailure> {
     let limit = args
         .delivery_bytes
@@ -233,7 +237,7 @@ pub fn catalogue(
         context,
         mut extras,
         review_url,
-    } = replay(service, request, args.context_id.as_deref(), origin)?;
+    } = replay(service, request, args.context_id.as_deref(), origin, caller)?;
     if let Some(expected) = &args.context_id {
         context.expect_id(expected)?;
     }
@@ -250,7 +254,12 @@ pub fn catalogue(
 
 /// One exact read of the replayed context, with `replay` and `replay_identity` inside the
 /// envelope; the slice is cut so the whole envelope fits `delivery_bytes`.
-pub fn read(service: &Service, args: ReadArgs, origin: &str) -> Result<Delivered, DeliveryFailure> {
+pub fn read(
+    service: &Service,
+    args: ReadArgs,
+    origin: &str,
+    caller: &Caller,
+) -> Result<Delivered, DeliveryFailure> {
     let limit = okf_delivery::check_delivery_bytes(
         args.delivery_bytes
             .unwrap_or(okf_delivery::DEFAULT_DELIVERY_BYTES),
@@ -278,7 +287,7 @@ pub fn read(service: &Service, args: ReadArgs, origin: &str) -> Result<Delivered
         context,
         extras,
         review_url,
-    } = replay(service, request, Some(&args.context_id), origin)?;
+    } = replay(service, request, Some(&args.context_id), origin, caller)?;
     let read = ReadRequest {
         context_id: args.context_id,
         section,
@@ -335,11 +344,20 @@ mod tests {
                 json!({"profile": "regimes", "as_of": "2012-01-01"}),
             ),
         ] {
-            let (delivered, _) = replayed(&kept, &request(first.clone()), None).unwrap();
-            let fresh = service().ask(&request(then.clone())).unwrap().package;
+            let (delivered, _) =
+                replayed(&kept, &request(first.clone()), None, &Caller::anonymous()).unwrap();
+            let fresh = service()
+                .ask(&request(then.clone()), &Caller::anonymous())
+                .unwrap()
+                .package;
             assert_ne!(fresh.context_id, delivered.context_id(), "{then}");
             // Naming the delivered package's id must not hand it back for other inputs.
-            let named = replayed(&kept, &request(then.clone()), Some(delivered.context_id()));
+            let named = replayed(
+                &kept,
+                &request(then.clone()),
+                Some(delivered.context_id()),
+                &Caller::anonymous(),
+            );
             assert_eq!(
                 named.unwrap().0.context_id(),
                 fresh.context_id,

@@ -1,6 +1,7 @@
 //! Checking an AI's answer against its package (`okf-grounding`), for HTTP and MCP alike: the
 //! package is the retained one the answer names, or the one its ask request replays.
 
+use crate::auth::Caller;
 use crate::service::{Service, ServiceError};
 use okf_api::request::CheckAnswerRequest;
 use okf_grounding::GroundingError;
@@ -10,17 +11,21 @@ impl Service {
     /// A malformed answer is an error naming its field; an answer whose package is neither
     /// retained nor replayed is `context_not_retained`. A replay that builds another package
     /// is checked against it, so the report says `unknown_context`.
-    pub fn check_answer(&self, req: &CheckAnswerRequest) -> Result<String, ServiceError> {
+    pub fn check_answer(
+        &self,
+        req: &CheckAnswerRequest,
+        caller: &Caller,
+    ) -> Result<String, ServiceError> {
         let answer = okf_grounding::Answer::from_value(&req.answer).map_err(refusal)?;
         let package = match &req.replay {
-            Some(ask) => self.ask(ask)?.package,
+            Some(ask) => self.ask(ask, caller)?.package,
             None if !crate::service::is_context_id(&answer.context_id) => {
                 return Err(ServiceError::InvalidRequest {
                     field: "answer.context_id".into(),
                     message: format!("must match {}", okf_api::format::CONTEXT_ID_PATTERN),
                 });
             }
-            None => self.context(&answer.context_id)?,
+            None => self.context(&answer.context_id, caller)?,
         };
         let package: serde_json::Value = serde_json::from_str(&package.json)
             .map_err(|e| ServiceError::InvalidJson(e.to_string()))?;

@@ -5,6 +5,7 @@
 //! same package bytes for the same bundle, question and budget, because all three call
 //! [`okf_engine::assemble`] on the same verified index with the same binding.
 
+pub mod auth;
 mod compression;
 mod connections;
 pub mod delivery;

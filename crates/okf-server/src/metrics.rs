@@ -43,6 +43,11 @@ struct CodingLabel {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReasonLabel {
+    reason: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct VersionState {
     state: &'static str,
 }
@@ -102,6 +107,7 @@ pub struct Metrics {
     reloads: Family<Outcome, Counter>,
     versions: Family<VersionState, Gauge>,
     compressions: Family<CodingLabel, Counter>,
+    auth_failures: Family<ReasonLabel, Counter>,
 }
 
 impl Default for Metrics {
@@ -162,6 +168,12 @@ impl Default for Metrics {
             "Package bodies compressed, by coding (a package is compressed once per coding while it is kept)",
             compressions.clone(),
         );
+        let auth_failures = Family::<ReasonLabel, Counter>::default();
+        registry.register(
+            "auth_failures",
+            "Requests refused for their credentials (401), by reason; restricted bundles only",
+            auth_failures.clone(),
+        );
         registry.register(
             "log_lines_dropped",
             "Log lines that could not be written (a failing or stalled log sink); service goes on",
@@ -178,6 +190,7 @@ impl Default for Metrics {
             reloads,
             versions,
             compressions,
+            auth_failures,
         }
     }
 }
@@ -226,6 +239,13 @@ impl Metrics {
                 .get_or_create(&VersionState { state })
                 .set(i64::try_from(n).unwrap_or(i64::MAX));
         }
+    }
+
+    /// Counts one request refused for its credentials.
+    pub fn auth_failed(&self, reason: &'static str) {
+        self.auth_failures
+            .get_or_create(&ReasonLabel { reason })
+            .inc();
     }
 
     /// Counts one package body compressed in `coding`.

@@ -119,7 +119,11 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>(service: Arc<Service>) ->
 /// refused reload, and there is something to serve; 503 naming each that cannot, with why.
 /// Copies kept after a refused reload and a failed reload are named either way.
 pub fn readiness(service: &Service) -> (bool, Value) {
-    let registry = service.registry();
+    // Readiness counts every entry; the body names only what an anonymous caller may know
+    // exists, and how many restricted entries are not ready.
+    let full = service.registry();
+    let all_problems = full.not_ready().len();
+    let registry = full.visible_to(&crate::auth::Caller::anonymous());
     let problems = registry.not_ready();
     let refused: Vec<Value> = problems.iter().map(not_ready_row).collect();
     let mut retained: Vec<Value> = registry
@@ -134,7 +138,7 @@ pub fn readiness(service: &Service) -> (bool, Value) {
             .as_ref()
             .map(|reason| json!({"kind": "workbench", "workbench": w.id, "reason": reason}))
     }));
-    let ready = problems.is_empty() && !registry.is_empty();
+    let ready = all_problems == 0 && !full.is_empty();
     let mut body = json!({
         "status": if ready { "ready" } else { "not_ready" },
         "engine": okf_engine::ENGINE_ID,
@@ -144,6 +148,12 @@ pub fn readiness(service: &Service) -> (bool, Value) {
         "refused": refused,
         "retained": retained,
     });
+    if let (true, Value::Object(map)) = (all_problems > problems.len(), &mut body) {
+        map.insert(
+            "restricted_not_ready".into(),
+            json!(all_problems - problems.len()),
+        );
+    }
     if let (Some(failure), Value::Object(map)) = (service.ops().reload_failure(), &mut body) {
         map.insert("reload_failure".into(), Value::String(failure));
     }
@@ -234,7 +244,12 @@ mod tests {
             budget: None,
             profile: None,
         };
-        let expected_one = service.ask(&ask("a")).unwrap().package.json.clone();
+        let expected_one = service
+            .ask(&ask("a"), &crate::auth::Caller::anonymous())
+            .unwrap()
+            .package
+            .json
+            .clone();
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let askers: Vec<_> = ["a", "b"]
             .into_iter()
@@ -246,7 +261,9 @@ mod tests {
                     let mut urls = std::collections::BTreeSet::new();
                     while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                         // Every request is answered from one whole registry or the other.
-                        let answer = service.ask(&request).expect("never a missing bundle");
+                        let answer = service
+                            .ask(&request, &crate::auth::Caller::anonymous())
+                            .expect("never a missing bundle");
                         let package: Value = serde_json::from_str(&answer.package.json).unwrap();
                         urls.insert(package["binding"]["index_url"].as_str().unwrap().to_owned());
                     }
@@ -267,7 +284,14 @@ mod tests {
                 "{urls:?}"
             );
         }
-        assert_eq!(service.ask(&ask("a")).unwrap().package.json, expected_one);
+        assert_eq!(
+            service
+                .ask(&ask("a"), &crate::auth::Caller::anonymous())
+                .unwrap()
+                .package
+                .json,
+            expected_one
+        );
         let (ready, body) = readiness(&service);
         assert!(ready, "{body}");
     }

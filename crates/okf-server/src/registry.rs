@@ -5,6 +5,7 @@
 //! declared SHA-256, it must validate, and its snapshot must match the declared one if any.
 //! A bundle version that fails is refused and reported; the others are still served.
 
+use crate::auth::{Access, AuthConfig, AuthDecl, Caller, Policy, Verifier};
 use crate::refusal::Refusal;
 use okf_engine::{Binding, ContextIndex};
 use serde::Deserialize;
@@ -31,6 +32,9 @@ pub struct RegistryFile {
     /// The corpora, asked by id like bundles.
     #[serde(default)]
     pub corpus: Vec<CorpusDecl>,
+    /// The token issuers restricted entries trust (docs/deploy.md "Restricted bundles").
+    #[serde(default)]
+    pub auth: Option<AuthDecl>,
 }
 
 /// One `[[corpus]]` entry: a corpus manifest served under a logical id.
@@ -45,6 +49,9 @@ pub struct CorpusDecl {
     pub sha256: String,
     /// URL recorded in every package's binding.
     pub index_url: String,
+    /// Who may ask it (default public).
+    #[serde(default)]
+    pub access: Access,
 }
 
 /// A verified, servable corpus: shards are read lazily, per question, and cached by digest.
@@ -141,6 +148,9 @@ pub struct BundleDecl {
     /// (1–120 characters, no control characters).
     #[serde(default)]
     pub title: Option<String>,
+    /// Who may ask it (default public).
+    #[serde(default)]
+    pub access: Access,
 }
 
 /// One `[[bundle.versions]]` entry.
@@ -286,6 +296,19 @@ pub struct Registry {
     /// What the MCP `search` tool asks when a query names no bundle: the registry's
     /// `search_bundle`, else its only bundle or corpus.
     pub search_bundle: Option<String>,
+    /// The policy of each restricted bundle, corpus (by id) and workbench (by `workbench/` and
+    /// its id); entries not listed are public.
+    pub restricted: BTreeMap<String, Policy>,
+    /// Token checks for the restricted entries (`[auth]`); `None` when the registry has none.
+    pub auth: Option<Arc<Verifier>>,
+}
+
+/// The prefix of a workbench's key in [`Registry::restricted`] (bundles and corpora share the
+/// plain id namespace; workbenches have their own).
+const WORKBENCH_KEY: &str = "workbench/";
+
+fn workbench_key(id: &str) -> String {
+    format!("{WORKBENCH_KEY}{id}")
 }
 
 /// Problems with the registry file itself (as opposed to one refused bundle).
@@ -390,6 +413,9 @@ impl Registry {
                     decl.id
                 )));
             }
+            if let Access::Restricted(policy) = &decl.access {
+                registry.restricted.insert(decl.id.clone(), policy.clone());
+            }
             let entry = bundle_entry(decl, base, &invalid)?;
             registry.bundles.insert(entry.id.clone(), entry);
         }
@@ -399,6 +425,11 @@ impl Registry {
                     "workbench id {:?} must match {LOGICAL_ID_PATTERN} and be declared once",
                     decl.id
                 )));
+            }
+            if let Access::Restricted(policy) = &decl.access {
+                registry
+                    .restricted
+                    .insert(workbench_key(&decl.id), policy.clone());
             }
             let entry = crate::workbench::load(base, decl);
             registry.workbenches.insert(decl.id.clone(), entry);
@@ -412,6 +443,9 @@ impl Registry {
             }
             if registry.bundles.contains_key(&decl.id) || registry.corpora.contains_key(&decl.id) {
                 return Err(invalid(format!("id {:?} is declared twice", decl.id)));
+            }
+            if let Access::Restricted(policy) = &decl.access {
+                registry.restricted.insert(decl.id.clone(), policy.clone());
             }
             let state = load_corpus(&base.join(&decl.manifest), &decl.sha256, &decl.index_url);
             registry.corpora.insert(
@@ -433,7 +467,66 @@ impl Registry {
             }
             None => registry.only_id(),
         };
+        registry.auth = match file.auth {
+            Some(decl) => {
+                let policies: Vec<&Policy> = registry.restricted.values().collect();
+                let config = AuthConfig::new(decl, &policies).map_err(invalid)?;
+                let audiences = config.audiences(registry.restricted.values());
+                Some(Arc::new(Verifier::new(config, audiences)))
+            }
+            None if registry.restricted.is_empty() => None,
+            None => {
+                return Err(invalid(
+                    "a restricted access policy needs an [auth] section naming its issuers".into(),
+                ));
+            }
+        };
         Ok(registry)
+    }
+
+    /// The registry as `caller` may see it: every restricted bundle, corpus and workbench the
+    /// caller's token does not open removed, as if never declared. Without restricted entries
+    /// this is the registry itself.
+    pub fn visible_to(self: &Arc<Self>, caller: &Caller) -> Arc<Self> {
+        let hidden = self.hidden_from(caller);
+        if hidden.is_empty() {
+            return Arc::clone(self);
+        }
+        let mut view = (**self).clone();
+        for id in hidden {
+            match id.strip_prefix(WORKBENCH_KEY) {
+                Some(workbench) => {
+                    view.workbenches.remove(workbench);
+                }
+                None => {
+                    view.bundles.remove(id);
+                    view.corpora.remove(id);
+                }
+            }
+        }
+        if view
+            .search_bundle
+            .as_ref()
+            .is_some_and(|id| !view.answers(id))
+        {
+            view.search_bundle = None;
+        }
+        Arc::new(view)
+    }
+
+    /// The keys of [`Registry::restricted`] that `caller` may not see, in key order.
+    pub fn hidden_from(&self, caller: &Caller) -> Vec<&String> {
+        let resource = self.auth.as_ref().map(|v| v.config().resource.as_str());
+        self.restricted
+            .iter()
+            .filter(|(_, policy)| !caller.may_see_policy(policy, resource))
+            .map(|(id, _)| id)
+            .collect()
+    }
+
+    /// The policy of a restricted bundle or corpus id, if it is one.
+    pub fn policy_of(&self, id: &str) -> Option<&Policy> {
+        self.restricted.get(id)
     }
 
     /// Re-reads the registry file for a reload. A version whose file no longer verifies keeps
@@ -950,7 +1043,10 @@ mod corpus_tests {
         assert!(registry.refusals().is_empty(), "{:?}", registry.refusals());
         let service = Service::new(registry, CacheLimits::default());
         let answer = service
-            .ask(&request("A claimant is imprisoned. What happens to JSA?"))
+            .ask(
+                &request("A claimant is imprisoned. What happens to JSA?"),
+                &crate::auth::Caller::anonymous(),
+            )
             .unwrap();
         let package: serde_json::Value = serde_json::from_str(&answer.package.json).unwrap();
         assert_eq!(
@@ -969,7 +1065,10 @@ mod corpus_tests {
         let (registry, dir) = dwp_corpus_registry("tampered", true);
         let service = Service::new(registry, CacheLimits::default());
         let err = service
-            .ask(&request("A claimant is imprisoned. What happens to JSA?"))
+            .ask(
+                &request("A claimant is imprisoned. What happens to JSA?"),
+                &crate::auth::Caller::anonymous(),
+            )
             .unwrap_err();
         assert_eq!(err.code(), "corpus_unavailable");
         assert!(err.to_string().contains("integrity check failed"), "{err}");
@@ -1001,7 +1100,7 @@ mod corpus_tests {
         );
         // The MCP tools name the corpus in their bundle enum, and ask_okf answers with it.
         let mcp = crate::OkfMcp::new(std::sync::Arc::clone(&service));
-        let ask = serde_json::to_value(&mcp.tools()[0]).unwrap();
+        let ask = serde_json::to_value(&mcp.tools(&crate::auth::Caller::anonymous())[0]).unwrap();
         assert_eq!(
             ask["inputSchema"]["properties"]["bundle"]["enum"],
             serde_json::json!(["dwp-corpus"])
@@ -1033,7 +1132,7 @@ mod corpus_tests {
             service.ops().metrics.encode()
         );
         // The delivery tools replay bundle versions only, so they do not offer the corpus.
-        let tools = mcp.tools();
+        let tools = mcp.tools(&crate::auth::Caller::anonymous());
         for name in ["ask_okf_manifest", "read_okf_evidence"] {
             let tool = tools.iter().find(|t| t.name == name).unwrap();
             let tool = serde_json::to_value(tool).unwrap();

@@ -9,6 +9,7 @@
 //! search remembered and refuses, returning nothing, unless the replay reproduces the id's
 //! `context_id`: a bundle version replaced on reload never yields other evidence.
 
+use crate::auth::Caller;
 use crate::delivery::{DeliveryFailure, permalink, replayed};
 use crate::registry::Registry;
 use crate::service::{AskRequest, Service};
@@ -42,8 +43,12 @@ fn split_query<'q>(
 
 /// The decoded request of a query: its bundle, its question and the version serving it now
 /// (pinned, so a later fetch replays that version or fails).
-fn request_of(service: &Service, query: &str) -> Result<AskRequest, DeliveryFailure> {
-    let registry = service.registry();
+fn request_of(
+    service: &Service,
+    query: &str,
+    caller: &Caller,
+) -> Result<AskRequest, DeliveryFailure> {
+    let registry = service.registry_for(caller);
     let (bundle, question) = split_query(&registry, query)?;
     let mut request = AskRequest::from_value(json!({"bundle": bundle, "question": question}))
         .map_err(|e| DeliveryFailure::Invalid {
@@ -51,22 +56,32 @@ fn request_of(service: &Service, query: &str) -> Result<AskRequest, DeliveryFail
             message: e.to_string(),
         })?;
     if registry.bundles.contains_key(&request.bundle) {
-        request.version = Some(service.version_name(&request)?);
+        request.version = Some(service.version_name(&request, caller)?);
     }
     Ok(request)
 }
 
 /// `search(query)`: `{"results": [{id, title, url}, ...]}`, the package first.
-pub fn search(service: &Service, query: &str, origin: &str) -> Result<Value, DeliveryFailure> {
-    let request = request_of(service, query)?;
-    let (context, _) = replayed(service, &request, None)?;
+pub fn search(
+    service: &Service,
+    query: &str,
+    origin: &str,
+    caller: &Caller,
+) -> Result<Value, DeliveryFailure> {
+    let request = request_of(service, query, caller)?;
+    let (context, _) = replayed(service, &request, None, caller)?;
     service.keep_searched(context.context_id(), &request);
     let url = permalink(origin, &request, &context);
     Ok(json!({"results": okf_delivery::search::results(&context, &url)}))
 }
 
 /// `fetch(id)`: `{id, title, text, url, metadata}` of one search result.
-pub fn fetch(service: &Service, id: &str, origin: &str) -> Result<Value, DeliveryFailure> {
+pub fn fetch(
+    service: &Service,
+    id: &str,
+    origin: &str,
+    caller: &Caller,
+) -> Result<Value, DeliveryFailure> {
     let item = ItemId::parse(id)?;
     let request = service.searched(&item.context_id).ok_or_else(|| {
         DeliveryError::UnknownItem(format!(
@@ -74,7 +89,7 @@ pub fn fetch(service: &Service, id: &str, origin: &str) -> Result<Value, Deliver
             item.context_id
         ))
     })?;
-    let (context, _) = replayed(service, &request, Some(&item.context_id))?;
+    let (context, _) = replayed(service, &request, Some(&item.context_id), caller)?;
     context.expect_id(&item.context_id)?;
     let url = permalink(origin, &request, &context);
     Ok(okf_delivery::search::fetch(&context, item.item, &url)?)

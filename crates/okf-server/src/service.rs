@@ -2,6 +2,7 @@
 //! index, call the engine, and retain the package for later lookup. No selection logic lives
 //! here; the package bytes are the engine's, unchanged.
 
+use crate::auth::Caller;
 use crate::execution::Started;
 use crate::registry::{BundleEntry, LoadedVersion, Registry};
 use okf_api::format::{LOGICAL_ID_PATTERN, is_logical_id};
@@ -72,6 +73,16 @@ pub enum ServiceError {
         "context {0} is not retained by this server; ask again with the same bundle, question and budget to rebuild it"
     )]
     ContextNotRetained(String),
+    /// The caller's verified token does not hold what a restricted bundle's policy requires.
+    #[error(
+        "bundle {bundle:?} needs a token from one of its issuers, for this server, with the scopes: {scopes}"
+    )]
+    InsufficientScope {
+        /// The requested id.
+        bundle: String,
+        /// The scopes the policy requires, space-separated.
+        scopes: String,
+    },
 }
 
 impl ServiceError {
@@ -86,6 +97,7 @@ impl ServiceError {
             ServiceError::CorpusUnavailable { .. } => "corpus_unavailable",
             ServiceError::Engine(e) => e.code(),
             ServiceError::ContextNotRetained(_) => "context_not_retained",
+            ServiceError::InsufficientScope { .. } => "insufficient_scope",
         }
     }
 
@@ -94,7 +106,9 @@ impl ServiceError {
         match self {
             ServiceError::InvalidRequest { field, .. } => Some(field.clone()),
             ServiceError::InvalidJson(_) => Some("body".into()),
-            ServiceError::UnknownBundle { .. } => Some("bundle".into()),
+            ServiceError::UnknownBundle { .. } | ServiceError::InsufficientScope { .. } => {
+                Some("bundle".into())
+            }
             ServiceError::UnknownVersion { field, .. } => Some((*field).to_owned()),
             ServiceError::Unavailable { .. } => Some("version".into()),
             ServiceError::Engine(e) => e.field(),
@@ -162,26 +176,31 @@ impl Default for CacheLimits {
 /// Least-recently-used cache of packages by `context_id`, bounded by count and bytes.
 #[derive(Debug, Default)]
 struct ContextCache {
-    entries: HashMap<String, (u64, Arc<Assembled>)>,
+    /// By context_id: last use, the bundle or corpus it came from, the package.
+    entries: HashMap<String, (u64, String, Arc<Assembled>)>,
     order: BTreeMap<u64, String>,
     bytes: usize,
     tick: u64,
 }
 
 impl ContextCache {
-    fn touch(&mut self, id: &str) -> Option<Arc<Assembled>> {
+    /// The package and the bundle it came from, marked as just used.
+    fn touch(&mut self, id: &str) -> Option<(String, Arc<Assembled>)> {
         self.tick += 1;
         let tick = self.tick;
-        let (old, package) = self
-            .entries
-            .get_mut(id)
-            .map(|e| (std::mem::replace(&mut e.0, tick), Arc::clone(&e.1)))?;
+        let (old, bundle, package) = self.entries.get_mut(id).map(|e| {
+            (
+                std::mem::replace(&mut e.0, tick),
+                e.1.clone(),
+                Arc::clone(&e.2),
+            )
+        })?;
         self.order.remove(&old);
         self.order.insert(tick, id.to_owned());
-        Some(package)
+        Some((bundle, package))
     }
 
-    fn insert(&mut self, package: Arc<Assembled>, limits: CacheLimits) {
+    fn insert(&mut self, bundle: &str, package: Arc<Assembled>, limits: CacheLimits) {
         if self.touch(&package.context_id).is_some() {
             return;
         }
@@ -193,14 +212,16 @@ impl ContextCache {
             let Some((_, oldest)) = self.order.pop_first() else {
                 break;
             };
-            if let Some((_, evicted)) = self.entries.remove(&oldest) {
+            if let Some((_, _, evicted)) = self.entries.remove(&oldest) {
                 self.bytes -= evicted.json.len();
             }
         }
         self.tick += 1;
         self.order.insert(self.tick, package.context_id.clone());
-        self.entries
-            .insert(package.context_id.clone(), (self.tick, package));
+        self.entries.insert(
+            package.context_id.clone(),
+            (self.tick, bundle.to_owned(), package),
+        );
         self.bytes += size;
     }
 }
@@ -291,6 +312,31 @@ impl Service {
         drop(previous);
     }
 
+    /// The registry snapshot as `caller` may see it: restricted entries its token does not
+    /// open are absent ([`Registry::visible_to`]).
+    pub fn registry_for(&self, caller: &Caller) -> Arc<Registry> {
+        self.registry().visible_to(caller)
+    }
+
+    /// An unknown-bundle error as `caller` should get it: an anonymous caller (or one whose
+    /// token comes from none of the bundle's issuers) learns nothing, a caller with a token
+    /// the policy names but short of its scopes is told which scopes (RFC 6750 §3.1).
+    fn refusal_for(&self, e: ServiceError, caller: &Caller) -> ServiceError {
+        let ServiceError::UnknownBundle { bundle, .. } = &e else {
+            return e;
+        };
+        let registry = self.registry();
+        match (registry.policy_of(bundle), &caller.grant) {
+            (Some(policy), Some(grant)) if policy.issuers.contains(&grant.issuer) => {
+                ServiceError::InsufficientScope {
+                    bundle: bundle.clone(),
+                    scopes: policy.scopes.join(" "),
+                }
+            }
+            _ => e,
+        }
+    }
+
     /// Metrics and reload state.
     pub fn ops(&self) -> &crate::metrics::Ops {
         &self.ops
@@ -312,12 +358,21 @@ impl Service {
     }
 
     /// The name of the version a request selects (checked as `ask` checks it).
-    pub fn version_name(&self, req: &AskRequest) -> Result<String, ServiceError> {
-        self.version(req).map(|(name, _)| name)
+    pub fn version_name(&self, req: &AskRequest, caller: &Caller) -> Result<String, ServiceError> {
+        self.version(req, caller).map(|(name, _)| name)
     }
 
-    fn version(&self, req: &AskRequest) -> Result<(String, LoadedVersion), ServiceError> {
-        self.select(&req.bundle, req.version.as_deref(), req.as_of.as_deref())
+    fn version(
+        &self,
+        req: &AskRequest,
+        caller: &Caller,
+    ) -> Result<(String, LoadedVersion), ServiceError> {
+        self.select(
+            &req.bundle,
+            req.version.as_deref(),
+            req.as_of.as_deref(),
+            caller,
+        )
     }
 
     /// The verified index of a bundle version (default version without `version`), as the
@@ -327,8 +382,9 @@ impl Service {
         &self,
         bundle: &str,
         version: Option<&str>,
+        caller: &Caller,
     ) -> Result<(String, LoadedVersion), ServiceError> {
-        self.select(bundle, version, None)
+        self.select(bundle, version, None, caller)
     }
 
     /// The version a selector names in the registry snapshot being served now.
@@ -337,10 +393,11 @@ impl Service {
         bundle: &str,
         version: Option<&str>,
         as_of: Option<&str>,
+        caller: &Caller,
     ) -> Result<(String, LoadedVersion), ServiceError> {
         check_selector(bundle, version, as_of)?;
-        let registry = self.registry();
-        let bundle = Self::bundle(&registry, bundle)?;
+        let registry = self.registry_for(caller);
+        let bundle = Self::bundle(&registry, bundle).map_err(|e| self.refusal_for(e, caller))?;
         // A named version is used as it is (a date then only decides which regimes apply);
         // without one, a date picks the version in force on it.
         let name: &str = match (version, as_of) {
@@ -422,22 +479,27 @@ impl Service {
 
     /// What fixes the package `req` assembles to: its question, resolved budget and options
     /// over the index or corpus it names. Requests with equal inputs give the same package.
-    pub fn replay_inputs(&self, req: &AskRequest) -> Result<ReplayInputs, ServiceError> {
-        let registry = self.registry();
+    pub fn replay_inputs(
+        &self,
+        req: &AskRequest,
+        caller: &Caller,
+    ) -> Result<ReplayInputs, ServiceError> {
+        let registry = self.registry_for(caller);
         if is_logical_id(&req.bundle)
             && let Some(entry) = registry.corpora.get(&req.bundle)
         {
             return corpus_inputs(entry, req).map(|(_, inputs)| inputs);
         }
-        self.bundle_inputs(req).map(|(_, _, inputs)| inputs)
+        self.bundle_inputs(req, caller).map(|(_, _, inputs)| inputs)
     }
 
     /// The version `req` selects, its loaded copy and the inputs of the package it asks for.
     fn bundle_inputs(
         &self,
         req: &AskRequest,
+        caller: &Caller,
     ) -> Result<(String, LoadedVersion, ReplayInputs), ServiceError> {
-        let (version, loaded) = self.version(req)?;
+        let (version, loaded) = self.version(req, caller)?;
         let regime_profile = req.regime_profile(loaded.regime_profile)?;
         let options = AssembleOptions {
             // Already checked as a calendar date when the version was chosen.
@@ -455,15 +517,15 @@ impl Service {
     }
 
     /// Checks a request and assembles its package (spec: same bytes as `okf ask`).
-    pub fn ask(&self, req: &AskRequest) -> Result<Answer, ServiceError> {
-        let registry = self.registry();
+    pub fn ask(&self, req: &AskRequest, caller: &Caller) -> Result<Answer, ServiceError> {
+        let registry = self.registry_for(caller);
         if is_logical_id(&req.bundle)
             && let Some(entry) = registry.corpora.get(&req.bundle)
         {
             return self.ask_corpus(entry, req);
         }
         let started = Started::now();
-        let (version, loaded, inputs) = self.bundle_inputs(req)?;
+        let (version, loaded, inputs) = self.bundle_inputs(req, caller)?;
         let package = Arc::new(assemble_with_options(
             &loaded.index,
             &inputs.question,
@@ -483,11 +545,16 @@ impl Service {
         binding: &Binding,
         started: Started,
     ) -> Answer {
+        // A restricted bundle's id is not published, not even as a metrics label.
+        let label = match self.registry().policy_of(&req.bundle) {
+            Some(_) => "(restricted)",
+            None => req.bundle.as_str(),
+        };
         self.ops
             .metrics
-            .assembled(&req.bundle, package.evidence_status.as_str());
+            .assembled(label, package.evidence_status.as_str());
         if let Ok(mut cache) = self.cache.lock() {
-            cache.insert(Arc::clone(&package), self.cache_limits);
+            cache.insert(&req.bundle, Arc::clone(&package), self.cache_limits);
         }
         let receipt = started.receipt(
             &self.instance,
@@ -536,7 +603,11 @@ impl Service {
     }
 
     /// A package assembled here recently.
-    pub fn context(&self, context_id: &str) -> Result<Arc<Assembled>, ServiceError> {
+    pub fn context(
+        &self,
+        context_id: &str,
+        caller: &Caller,
+    ) -> Result<Arc<Assembled>, ServiceError> {
         if !is_context_id(context_id) {
             return Err(invalid(
                 "context_id",
@@ -544,7 +615,12 @@ impl Service {
             ));
         }
         let found = self.cache.lock().ok().and_then(|mut c| c.touch(context_id));
-        found.ok_or_else(|| ServiceError::ContextNotRetained(context_id.to_owned()))
+        // A package of a bundle the caller may not see is, to it, a package never retained.
+        let registry = self.registry_for(caller);
+        found
+            .filter(|(bundle, _)| registry.answers(bundle))
+            .map(|(_, package)| package)
+            .ok_or_else(|| ServiceError::ContextNotRetained(context_id.to_owned()))
     }
 
     /// The explanation view of a retained package (whole package without a record id).
@@ -552,11 +628,12 @@ impl Service {
         &self,
         context_id: &str,
         record_id: Option<&str>,
+        caller: &Caller,
     ) -> Result<Value, ServiceError> {
         if record_id.is_some_and(|r| !okf_api::format::is_record_id(r)) {
             return Err(invalid("record_id", okf_api::format::RECORD_ID_RULE));
         }
-        let package = self.context(context_id)?;
+        let package = self.context(context_id, caller)?;
         let value: Value = serde_json::from_str(&package.json).map_err(|e| {
             ServiceError::Engine(okf_engine::Error::Json {
                 what: "package",
@@ -624,23 +701,23 @@ mod tests {
             max_bytes: 100,
         };
         let mut cache = ContextCache::default();
-        cache.insert(fake(1, 10), limits);
-        cache.insert(fake(2, 10), limits);
+        cache.insert("example", fake(1, 10), limits);
+        cache.insert("example", fake(2, 10), limits);
         assert!(cache.touch(&fake(1, 0).context_id).is_some());
-        cache.insert(fake(3, 10), limits);
+        cache.insert("example", fake(3, 10), limits);
         assert!(
             cache.touch(&fake(2, 0).context_id).is_none(),
             "2 was least recently used"
         );
         assert!(cache.touch(&fake(1, 0).context_id).is_some());
-        cache.insert(fake(4, 95), limits);
+        cache.insert("example", fake(4, 95), limits);
         assert_eq!(
             cache.entries.len(),
             1,
             "bytes bound evicts both older entries"
         );
         assert!(cache.bytes <= 100);
-        cache.insert(fake(5, 101), limits);
+        cache.insert("example", fake(5, 101), limits);
         assert!(
             cache.touch(&fake(5, 0).context_id).is_none(),
             "an entry larger than the cache is not kept"
@@ -660,7 +737,9 @@ mod tests {
                 budget: None,
                 profile: profile.map(str::to_owned),
             };
-            let answer = service.ask(&req).unwrap();
+            let answer = service
+                .ask(&req, &crate::auth::Caller::anonymous())
+                .unwrap();
             serde_json::from_str(&answer.package.json).unwrap()
         };
         let limits = CacheLimits {
@@ -682,7 +761,10 @@ mod tests {
             profile: Some("other".into()),
         };
         assert_eq!(
-            plain.ask(&req).unwrap_err().to_string(),
+            plain
+                .ask(&req, &crate::auth::Caller::anonymous())
+                .unwrap_err()
+                .to_string(),
             "profile: must be \"regimes\" when given"
         );
         // Per registry entry: the bundle's setting is the default for its requests.

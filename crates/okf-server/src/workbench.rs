@@ -23,6 +23,9 @@ pub struct WorkbenchDecl {
     pub id: String,
     /// The manifest file, relative to the registry file; packages and parts sit beside it.
     pub manifest: PathBuf,
+    /// Who may read it (default public).
+    #[serde(default)]
+    pub access: crate::auth::Access,
 }
 
 /// What the admitted manifest declares about one servable file.

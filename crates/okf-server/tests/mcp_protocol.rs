@@ -283,7 +283,7 @@ sha256 = "{example_sha}"
 fn bundle_and_version_enums_are_generated_from_the_registry() {
     let service = Arc::new(Service::new(two_bundle_registry(), CacheLimits::default()));
     let mcp = OkfMcp::new(Arc::clone(&service));
-    let ask = serde_json::to_value(&mcp.tools()[0]).unwrap();
+    let ask = serde_json::to_value(&mcp.tools(&okf_server::auth::Caller::anonymous())[0]).unwrap();
     assert_eq!(ask["name"], "ask_okf");
     let properties = &ask["inputSchema"]["properties"];
     assert_eq!(properties["bundle"]["enum"], json!(["example", "okf-dwp"]));
@@ -303,7 +303,8 @@ fn bundle_and_version_enums_are_generated_from_the_registry() {
     assert!(!described.contains("e.g."), "{described}");
     // The embedded example alone: one bundle, one version.
     let example = OkfMcp::new(example_service());
-    let ask = serde_json::to_value(&example.tools()[0]).unwrap();
+    let ask =
+        serde_json::to_value(&example.tools(&okf_server::auth::Caller::anonymous())[0]).unwrap();
     assert_eq!(
         ask["inputSchema"]["properties"]["bundle"]["enum"],
         json!(["example"])
@@ -334,13 +335,13 @@ fn the_conformance_fixture_tool_is_listed_only_on_request_with_its_2020_12_schem
     let plain = OkfMcp::new(example_service());
     assert!(
         plain
-            .tools()
+            .tools(&okf_server::auth::Caller::anonymous())
             .iter()
             .all(|t| t.name != CONFORMANCE_FIXTURE_TOOL),
         "never listed by default"
     );
     let names = |m: &OkfMcp| {
-        m.tools()
+        m.tools(&okf_server::auth::Caller::anonymous())
             .iter()
             .map(|t| t.name.to_string())
             .collect::<Vec<_>>()
@@ -349,7 +350,13 @@ fn the_conformance_fixture_tool_is_listed_only_on_request_with_its_2020_12_schem
     let mut expected = names(&plain);
     expected.push(CONFORMANCE_FIXTURE_TOOL.to_owned());
     assert_eq!(names(&fixture), expected, "appended after the real tools");
-    let listed = serde_json::to_value(fixture.tools().last().unwrap()).unwrap();
+    let listed = serde_json::to_value(
+        fixture
+            .tools(&okf_server::auth::Caller::anonymous())
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
     let schema = &listed["inputSchema"];
     assert_eq!(
         schema["$schema"],

@@ -79,7 +79,7 @@ fn every_published_schema_pattern_compiles_as_an_ecma262_unicode_regex() {
 #[test]
 fn every_tool_schema_pattern_compiles_as_an_ecma262_unicode_regex() {
     let mcp = example_mcp();
-    let tools = serde_json::to_value(mcp.tools()).unwrap();
+    let tools = serde_json::to_value(mcp.tools(&okf_server::auth::Caller::anonymous())).unwrap();
     let mut found = Vec::new();
     patterns(&tools, "tools", &mut found);
     // ask_okf's input and output schemas and the context_id patterns at the least.

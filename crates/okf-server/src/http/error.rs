@@ -15,6 +15,8 @@ pub(crate) struct ApiError {
     code: &'static str,
     message: String,
     field: Option<String>,
+    /// A `WWW-Authenticate` challenge to send with it (401 and 403 of restricted bundles).
+    challenge: Option<String>,
 }
 
 impl ApiError {
@@ -25,7 +27,14 @@ impl ApiError {
             code,
             message: message.into(),
             field: None,
+            challenge: None,
         }
+    }
+
+    /// The same error with a `WWW-Authenticate` challenge.
+    pub(crate) fn challenge(mut self, value: String) -> Self {
+        self.challenge = Some(value);
+        self
     }
 
     /// The same error, naming the request field at fault.
@@ -46,12 +55,18 @@ impl IntoResponse for ApiError {
         if let (Some(f), Value::Object(map)) = (self.field, &mut error) {
             map.insert("field".into(), Value::String(f));
         }
-        (
+        let mut response = (
             self.status,
             [(header::CONTENT_TYPE, "application/json")],
             json!({ "error": error }).to_string(),
         )
-            .into_response()
+            .into_response();
+        if let Some(value) = self.challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
+        }
+        response
     }
 }
 
@@ -66,6 +81,13 @@ impl From<&ServiceError> for ApiError {
             | ServiceError::ContextNotRetained(_) => StatusCode::NOT_FOUND,
             ServiceError::Unavailable { .. } | ServiceError::CorpusUnavailable { .. } => {
                 StatusCode::SERVICE_UNAVAILABLE
+            }
+            ServiceError::InsufficientScope { scopes, .. } => {
+                return ApiError::new(StatusCode::FORBIDDEN, e.code(), e.to_string())
+                    .on("bundle")
+                    .challenge(format!(
+                        "Bearer error=\"insufficient_scope\", scope=\"{scopes}\""
+                    ));
             }
         };
         ApiError::new(status, e.code(), e.to_string()).field_opt(e.field())

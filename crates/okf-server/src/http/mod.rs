@@ -4,6 +4,7 @@
 //! `guards` and `load` the checks before a handler, `log` the headers and log line, `error`
 //! the one error shape, `mcp_route` the MCP transport's surroundings, `handlers` the routes.
 
+mod auth;
 mod config;
 mod error;
 mod guards;

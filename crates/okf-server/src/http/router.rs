@@ -78,6 +78,14 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
         .route("/api/workbenches", get(files::workbenches))
         .route("/workbench/{id}/{*path}", get(files::workbench_file))
         .route("/health", get(status::health))
+        .route(
+            "/.well-known/oauth-protected-resource",
+            get(super::auth::resource_metadata),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource/mcp",
+            get(super::auth::resource_metadata),
+        )
         .route("/schemas/{name}", get(files::schema))
         .merge(crate::page::routes())
         .merge(
@@ -90,8 +98,12 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
         )
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        // Outermost last: log and headers, framing, Host/Origin, content type, then load
-        // (rate, body reading, slots) right before the handler.
+        // Outermost last: log and headers, framing, Host/Origin, content type, load (rate,
+        // body reading, slots), then the bearer token right before the handler.
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            super::auth::authenticate,
+        ))
         .layer(middleware::from_fn_with_state(state.clone(), load_guard))
         .layer(middleware::from_fn_with_state(
             state.clone(),

@@ -3,6 +3,7 @@
 
 use super::CONFORMANCE_FIXTURE_TOOL;
 use super::splice::{self, with_text};
+use crate::auth::Caller;
 use crate::registry::Registry;
 use crate::service::{AskRequest, Service, ServiceError};
 use okf_api::receipt::Receipt;
@@ -44,13 +45,14 @@ pub(super) fn run(
     name: &str,
     arguments: Value,
     origin: &str,
+    caller: &Caller,
 ) -> Option<Outcome> {
     let (_, run) = RUNS.iter().find(|(tool, _)| *tool == name)?;
-    Some(run(service, arguments, origin))
+    Some(run(service, arguments, origin, caller))
 }
 
-/// Runs one call: the service, the arguments and the origin.
-type Run = fn(&Service, Value, &str) -> Outcome;
+/// Runs one call: the service, the arguments, the origin and who is calling.
+type Run = fn(&Service, Value, &str, &Caller) -> Outcome;
 
 /// How each tool of [`okf_api::tools::MCP_TOOLS`] runs, by name; the origin (`http://` +
 /// allow-listed Host) is where review links point.
@@ -80,17 +82,17 @@ fn search_reply(result: Result<Value, crate::delivery::DeliveryFailure>) -> Outc
     )
 }
 
-fn run_search(service: &Service, arguments: Value, origin: &str) -> Outcome {
+fn run_search(service: &Service, arguments: Value, origin: &str, caller: &Caller) -> Outcome {
     match serde_json::from_value::<SearchArgs>(arguments) {
         Err(e) => Outcome::of(tool_error(format!("invalid_arguments: {e}"))),
-        Ok(args) => search_reply(crate::search::search(service, &args.query, origin)),
+        Ok(args) => search_reply(crate::search::search(service, &args.query, origin, caller)),
     }
 }
 
-fn run_fetch(service: &Service, arguments: Value, origin: &str) -> Outcome {
+fn run_fetch(service: &Service, arguments: Value, origin: &str, caller: &Caller) -> Outcome {
     match serde_json::from_value::<FetchArgs>(arguments) {
         Err(e) => Outcome::of(tool_error(format!("invalid_arguments: {e}"))),
-        Ok(args) => search_reply(crate::search::fetch(service, &args.id, origin)),
+        Ok(args) => search_reply(crate::search::fetch(service, &args.id, origin, caller)),
     }
 }
 
@@ -110,13 +112,13 @@ fn delivery_failure(e: &crate::delivery::DeliveryFailure) -> CallToolResult {
     )
 }
 
-fn run_manifest(service: &Service, arguments: Value, origin: &str) -> Outcome {
+fn run_manifest(service: &Service, arguments: Value, origin: &str, caller: &Caller) -> Outcome {
     let args = match crate::delivery::CatalogueArgs::from_value(arguments) {
         Ok(args) => args,
         Err(e) => return Outcome::of(delivery_failure(&e.into())),
     };
     let bundle = Some(args.ask.bundle.clone());
-    let result = match crate::delivery::catalogue(service, args, origin) {
+    let result = match crate::delivery::catalogue(service, args, origin, caller) {
         Ok(page) => {
             let link = rmcp::model::Resource::new(page.review_url.clone(), "Ask OKF review page")
                 .with_mime_type("text/html")
@@ -133,13 +135,13 @@ fn run_manifest(service: &Service, arguments: Value, origin: &str) -> Outcome {
     }
 }
 
-fn run_read(service: &Service, arguments: Value, origin: &str) -> Outcome {
+fn run_read(service: &Service, arguments: Value, origin: &str, caller: &Caller) -> Outcome {
     let args = match crate::delivery::ReadArgs::from_value(arguments) {
         Ok(args) => args,
         Err(e) => return Outcome::of(delivery_failure(&e.into())),
     };
     let bundle = Some(args.ask.bundle.clone());
-    let result = match crate::delivery::read(service, args, origin) {
+    let result = match crate::delivery::read(service, args, origin, caller) {
         Ok(slice) => with_text(slice.value, slice.json),
         Err(e) => delivery_failure(&e),
     };
@@ -164,11 +166,19 @@ fn read_only() -> ToolAnnotations {
         .open_world(false)
 }
 
-/// Every tool is public and read-only (no sign-in: `noauth`), and returns source text that
-/// is untrusted data.
-fn tool_meta() -> rmcp::model::MetaObject {
+/// Every tool is read-only and returns source text that is untrusted data. It works without
+/// sign-in (`noauth`) on the public bundles; when the registry has restricted bundles it also
+/// declares `oauth2` with the scopes their policies need ("mixed" authentication).
+fn tool_meta(registry: &Registry) -> rmcp::model::MetaObject {
+    let schemes = match &registry.auth {
+        None => json!([{"type": "noauth"}]),
+        Some(verifier) => json!([
+            {"type": "noauth"},
+            {"type": "oauth2", "scopes": verifier.config().scopes}
+        ]),
+    };
     let Value::Object(map) = json!({
-        "securitySchemes": [{"type": "noauth"}],
+        "securitySchemes": schemes,
         "okf/untrustedContent": true
     }) else {
         return rmcp::model::MetaObject::default();
@@ -201,7 +211,7 @@ pub(super) fn package_result(package: &Assembled) -> CallToolResult {
     }
 }
 
-fn run_ask(service: &Service, arguments: Value, _origin: &str) -> Outcome {
+fn run_ask(service: &Service, arguments: Value, _origin: &str, caller: &Caller) -> Outcome {
     // The decoder shared with POST /api/ask: a decoded bundle id is a logical id.
     match AskRequest::from_value(arguments) {
         Err(e) => Outcome::of(tool_error(format!(
@@ -210,7 +220,7 @@ fn run_ask(service: &Service, arguments: Value, _origin: &str) -> Outcome {
         ))),
         Ok(req) => Outcome {
             bundle: Some(req.bundle.clone()),
-            reply: match service.ask(&req) {
+            reply: match service.ask(&req, caller) {
                 Ok(answer) => Reply::Package(answer.package, Some(answer.receipt)),
                 Err(e) => Reply::Result(service_error(&e)),
             },
@@ -218,7 +228,7 @@ fn run_ask(service: &Service, arguments: Value, _origin: &str) -> Outcome {
     }
 }
 
-fn run_check(service: &Service, arguments: Value, _origin: &str) -> Outcome {
+fn run_check(service: &Service, arguments: Value, _origin: &str, caller: &Caller) -> Outcome {
     // Over MCP the package is the retained one the answer names (call ask_okf first);
     // POST /api/check-answer also replays one.
     let request = match arguments {
@@ -236,7 +246,7 @@ fn run_check(service: &Service, arguments: Value, _origin: &str) -> Outcome {
             "invalid_arguments (field {}): {e}. Nothing was checked.",
             e.field()
         )),
-        Ok(request) => match service.check_answer(&request) {
+        Ok(request) => match service.check_answer(&request, caller) {
             Err(e) => service_error(&e),
             Ok(report) => match serde_json::from_str(&report) {
                 Ok(value) => with_text(value, report),
@@ -246,10 +256,10 @@ fn run_check(service: &Service, arguments: Value, _origin: &str) -> Outcome {
     })
 }
 
-fn run_get(service: &Service, arguments: Value, _origin: &str) -> Outcome {
+fn run_get(service: &Service, arguments: Value, _origin: &str, caller: &Caller) -> Outcome {
     match serde_json::from_value::<ContextArgs>(arguments) {
         Err(e) => Outcome::of(tool_error(format!("invalid_arguments: {e}"))),
-        Ok(args) => match service.context(&args.context_id) {
+        Ok(args) => match service.context(&args.context_id, caller) {
             Ok(package) => Outcome {
                 bundle: None,
                 reply: Reply::Package(package, None),
@@ -259,10 +269,10 @@ fn run_get(service: &Service, arguments: Value, _origin: &str) -> Outcome {
     }
 }
 
-fn run_explain(service: &Service, arguments: Value, _origin: &str) -> Outcome {
+fn run_explain(service: &Service, arguments: Value, _origin: &str, caller: &Caller) -> Outcome {
     Outcome::of(match serde_json::from_value::<ExplainArgs>(arguments) {
         Err(e) => tool_error(format!("invalid_arguments: {e}")),
-        Ok(args) => match service.explain(&args.context_id, args.record_id.as_deref()) {
+        Ok(args) => match service.explain(&args.context_id, args.record_id.as_deref(), caller) {
             Ok(view) => {
                 let text = view.to_string();
                 with_text(view, text)
@@ -285,7 +295,7 @@ pub(super) fn build_tools(registry: &Registry, conformance_fixture: bool) -> Arc
             )
             .with_title(spec.title)
             .with_annotations(read_only())
-            .with_meta(tool_meta());
+            .with_meta(tool_meta(registry));
             match spec.output_schema {
                 Some(output) => tool.with_raw_output_schema(object(output())),
                 None => tool,

@@ -1,6 +1,7 @@
 //! `POST /api/ask` and `GET /api/context/{context_id}`: a package assembled, or one retained.
 
 use super::reply::package_reply;
+use crate::auth::Caller;
 use crate::http::error::ApiError;
 use crate::http::load::read_body;
 use crate::http::{AppState, LogFields};
@@ -12,7 +13,11 @@ use okf_api::receipt::RECEIPT_HEADER;
 use std::sync::Arc;
 
 /// Assembles (or finds in the cache) the package for one strictly decoded ask request.
-pub(crate) async fn ask(State(state): State<AppState>, request: Request) -> Response {
+pub(crate) async fn ask(
+    State(state): State<AppState>,
+    caller: Caller,
+    request: Request,
+) -> Response {
     let coding = crate::compression::negotiate(request.headers());
     // load_guard has already read the body within the limit; this only collects it.
     let bytes = match read_body(request.into_body(), state.config.max_body_bytes).await {
@@ -26,7 +31,7 @@ pub(crate) async fn ask(State(state): State<AppState>, request: Request) -> Resp
     let service = Arc::clone(&state.service);
     let bundle = req.bundle.clone();
     // CPU-bound but budget-bounded; keep it off the async workers.
-    let outcome = tokio::task::spawn_blocking(move || service.ask(&req)).await;
+    let outcome = tokio::task::spawn_blocking(move || service.ask(&req, &caller)).await;
     let (mut response, evidence_status, context_id) = match outcome {
         Ok(Ok(answer)) => {
             let status = answer.package_status();
@@ -63,11 +68,12 @@ pub(crate) async fn ask(State(state): State<AppState>, request: Request) -> Resp
 pub(crate) async fn context(
     State(state): State<AppState>,
     Path(context_id): Path<String>,
+    caller: Caller,
     headers: axum::http::HeaderMap,
 ) -> Result<Response, ApiError> {
     let package = state
         .service
-        .context(&context_id)
+        .context(&context_id, &caller)
         .map_err(|e| ApiError::from(&e))?;
     let coding = crate::compression::negotiate(&headers);
     Ok(package_reply(&state, coding, package).await)

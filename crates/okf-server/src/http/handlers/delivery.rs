@@ -1,6 +1,7 @@
 //! `POST /api/catalogue` and `POST /api/read`: bounded deliveries of a replayed package.
 
 use super::reply::json_response;
+use crate::auth::Caller;
 use crate::http::AppState;
 use crate::http::error::ApiError;
 use crate::http::load::read_body;
@@ -34,11 +35,17 @@ where
             &Service,
             A,
             &str,
+            &Caller,
         ) -> Result<crate::delivery::Delivered, crate::delivery::DeliveryFailure>
         + Send
         + 'static,
 {
     let origin = request_origin(&request);
+    let caller = request
+        .extensions()
+        .get::<Caller>()
+        .cloned()
+        .unwrap_or_default();
     let bytes = match read_body(request.into_body(), state.config.max_body_bytes).await {
         Ok(b) => b,
         Err(response) => return response,
@@ -52,7 +59,7 @@ where
         Err(e) => return ApiError::from(&e).into_response(),
     };
     let service = Arc::clone(&state.service);
-    match tokio::task::spawn_blocking(move || run(&service, args, &origin)).await {
+    match tokio::task::spawn_blocking(move || run(&service, args, &origin, &caller)).await {
         Ok(Ok(delivered)) => json_response(delivered.json),
         Ok(Err(e)) => ApiError::from(&e).into_response(),
         Err(_) => ApiError::new(

@@ -2,6 +2,7 @@
 //! files an admitted workbench manifest lists.
 
 use super::reply::json_response;
+use crate::auth::Caller;
 use crate::http::error::ApiError;
 use crate::http::{AppState, LogFields};
 use crate::schemas;
@@ -10,18 +11,21 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-pub(crate) async fn workbenches(State(state): State<AppState>) -> Response {
-    json_response(crate::workbench::listing(&state.service.registry().workbenches).to_string())
+pub(crate) async fn workbenches(State(state): State<AppState>, caller: Caller) -> Response {
+    let registry = state.service.registry_for(&caller);
+    json_response(crate::workbench::listing(&registry.workbenches).to_string())
 }
 
 /// A file an admitted workbench manifest lists (or the manifest itself), read-only.
 pub(crate) async fn workbench_file(
     State(state): State<AppState>,
     Path((id, path)): Path<(String, String)>,
+    caller: Caller,
 ) -> Result<Response, ApiError> {
     use crate::workbench::FileError;
-    let bytes = crate::workbench::read_file(&state.service.registry().workbenches, &id, &path)
-        .map_err(|e| match e {
+    let registry = state.service.registry_for(&caller);
+    let bytes =
+        crate::workbench::read_file(&registry.workbenches, &id, &path).map_err(|e| match e {
             FileError::NotListed(m) | FileError::Absent(m) => {
                 ApiError::new(StatusCode::NOT_FOUND, "not_found", m).on("path")
             }
@@ -58,8 +62,9 @@ const INDEX_SHA256_HEADER: &str = "okf-index-sha256";
 pub(crate) async fn index_file(
     State(state): State<AppState>,
     Path((bundle, version)): Path<(String, String)>,
+    caller: Caller,
 ) -> Response {
-    let (_, loaded) = match state.service.index_file(&bundle, Some(&version)) {
+    let (_, loaded) = match state.service.index_file(&bundle, Some(&version), &caller) {
         Ok(found) => found,
         Err(e) => return ApiError::from(&e).into_response(),
     };

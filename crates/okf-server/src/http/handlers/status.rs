@@ -1,13 +1,14 @@
 //! `GET /api/bundles` (what can be asked) and `GET /health` (liveness with a summary).
 
 use super::reply::json_response;
+use crate::auth::Caller;
 use crate::http::AppState;
 use axum::extract::State;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-pub(crate) async fn bundles(State(state): State<AppState>) -> Response {
-    let registry = state.service.registry();
+pub(crate) async fn bundles(State(state): State<AppState>, caller: Caller) -> Response {
+    let registry = state.service.registry_for(&caller);
     let list: Vec<Value> = registry
         .bundles
         .values()
@@ -87,10 +88,9 @@ pub(crate) async fn bundles(State(state): State<AppState>) -> Response {
 }
 
 /// Liveness with a per-bundle summary.
-pub(crate) async fn health(State(state): State<AppState>) -> Response {
-    let rows: Vec<Value> = state
-        .service
-        .registry()
+pub(crate) async fn health(State(state): State<AppState>, caller: Caller) -> Response {
+    let registry = state.service.registry_for(&caller);
+    let rows: Vec<Value> = registry
         .bundles
         .values()
         .map(|b| {
@@ -103,7 +103,6 @@ pub(crate) async fn health(State(state): State<AppState>) -> Response {
             })
         })
         .collect();
-    let registry = state.service.registry();
     let corpora = readiness_rows(registry.corpora.values().map(|c| (&c.id, c.not_ready())));
     let workbenches = readiness_rows(
         registry

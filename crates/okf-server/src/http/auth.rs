@@ -1,0 +1,182 @@
+//! Bearer tokens on every route (only when the registry declares `[auth]`): the caller a
+//! valid token makes, the 401 an invalid one gets, and the protected-resource metadata
+//! (RFC 9728) MCP clients discover the authorization server from.
+
+use super::AppState;
+use super::error::ApiError;
+use crate::auth::{Caller, Failure};
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+use std::convert::Infallible;
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = Infallible;
+
+    /// The caller [`authenticate`] found; anonymous when the registry has no `[auth]`.
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(parts
+            .extensions
+            .get::<Caller>()
+            .cloned()
+            .unwrap_or_default())
+    }
+}
+
+/// Why a request's credentials were refused before any handler ran.
+enum Refused {
+    /// An `Authorization` header that is not one `Bearer` token.
+    NotBearer,
+    /// A bearer token that failed a check.
+    Token(Failure),
+    /// No token on an MCP request, where the registry requires one.
+    Missing,
+}
+
+impl Refused {
+    fn label(&self) -> &'static str {
+        match self {
+            Refused::NotBearer => "not_bearer",
+            Refused::Token(f) => f.label(),
+            Refused::Missing => "missing_token",
+        }
+    }
+}
+
+/// Checks the bearer token, if any, and passes the request on with its [`Caller`]; without
+/// `[auth]` in the registry it does nothing (the `Authorization` header is ignored, as before).
+pub(crate) async fn authenticate(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let registry = state.service.registry();
+    let Some(verifier) = registry.auth.clone() else {
+        return next.run(request).await;
+    };
+    let metadata_url = verifier.config().metadata_url();
+    let is_mcp = request.uri().path() == "/mcp";
+    let header_value = request.headers().get(header::AUTHORIZATION).cloned();
+    let outcome = match header_value {
+        None if is_mcp && verifier.config().mcp_requires_token => Err(Refused::Missing),
+        None => Ok(Caller::anonymous()),
+        Some(value) => match bearer(&value) {
+            None => Err(Refused::NotBearer),
+            Some(token) => {
+                let token = token.to_owned();
+                let verifier = std::sync::Arc::clone(&verifier);
+                // A first token of an issuer may fetch its JWKS (blocking, time-bounded).
+                match tokio::task::spawn_blocking(move || verifier.verify(&token)).await {
+                    Ok(Ok(grant)) => Ok(Caller { grant: Some(grant) }),
+                    Ok(Err(failure)) => Err(Refused::Token(failure)),
+                    Err(_) => Err(Refused::Token(Failure::KeysUnavailable)),
+                }
+            }
+        },
+    };
+    match outcome {
+        Ok(caller) => {
+            request.extensions_mut().insert(caller);
+            let mut response = next.run(request).await;
+            add_resource_metadata(&mut response, &metadata_url);
+            response
+        }
+        Err(refused) => {
+            state.service.ops().metrics.auth_failed(refused.label());
+            unauthorized(&refused, &metadata_url, is_mcp)
+        }
+    }
+}
+
+/// The token of `Authorization: Bearer <token>` (the scheme is case-insensitive).
+fn bearer(value: &HeaderValue) -> Option<&str> {
+    let text = value.to_str().ok()?;
+    let (scheme, token) = text.split_once(' ')?;
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty() && !token.contains(' '))
+        .then_some(token)
+}
+
+/// 401 with the challenge RFC 6750 §3 and RFC 9728 §5.1 describe. The body never repeats the
+/// token; on `/mcp` it is a JSON-RPC error object like every other error there.
+fn unauthorized(refused: &Refused, metadata_url: &str, is_mcp: bool) -> Response {
+    let (error, description) = match refused {
+        Refused::Missing => (None, "this MCP endpoint needs a bearer token"),
+        Refused::NotBearer => (
+            Some("invalid_request"),
+            "the Authorization header must be one Bearer token",
+        ),
+        Refused::Token(f) => (Some("invalid_token"), f.description()),
+    };
+    let challenge = match error {
+        Some(error) => format!(
+            "Bearer error=\"{error}\", error_description=\"{description}\", resource_metadata=\"{metadata_url}\""
+        ),
+        None => format!("Bearer resource_metadata=\"{metadata_url}\""),
+    };
+    let code = error.unwrap_or("missing_token");
+    if !is_mcp {
+        return ApiError::new(StatusCode::UNAUTHORIZED, code, description)
+            .challenge(challenge)
+            .into_response();
+    }
+    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": format!("{code}: {description}")}});
+    let mut response = (
+        StatusCode::UNAUTHORIZED,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response();
+    if let Ok(value) = HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+/// Names the resource metadata in a challenge a handler wrote (403 `insufficient_scope`).
+fn add_resource_metadata(response: &mut Response, metadata_url: &str) {
+    let Some(challenge) = response
+        .headers()
+        .get(header::WWW_AUTHENTICATE)
+        .and_then(|v| v.to_str().ok())
+        .filter(|c| !c.contains("resource_metadata="))
+        .map(str::to_owned)
+    else {
+        return;
+    };
+    if let Ok(value) = HeaderValue::from_str(&format!(
+        "{challenge}, resource_metadata=\"{metadata_url}\""
+    )) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+}
+
+/// `GET /.well-known/oauth-protected-resource[/mcp]`: the protected-resource metadata, or 404
+/// when the registry declares no `[auth]`.
+pub(crate) async fn resource_metadata(State(state): State<AppState>) -> Response {
+    let registry = state.service.registry();
+    let Some(verifier) = registry.auth.as_ref() else {
+        return super::error::not_found().await;
+    };
+    let config = verifier.config();
+    let servers: Vec<&str> = config.issuers.iter().map(|i| i.issuer.as_str()).collect();
+    let body = json!({
+        "resource": config.resource,
+        "authorization_servers": servers,
+        "scopes_supported": config.scopes,
+        "bearer_methods_supported": ["header"],
+        "resource_name": "Ask OKF",
+    });
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
