@@ -109,9 +109,10 @@ fn pick<'a>(keys: &'a [Jwk], kid: Option<&str>) -> Option<&'a Jwk> {
             .is_none_or(|u| *u == PublicKeyUse::Signature)
     });
     match kid {
-        Some(kid) => signing
-            .filter(|k| k.common.key_id.as_deref() == Some(kid))
-            .next(),
+        Some(kid) => {
+            let mut signing = signing;
+            signing.find(|k| k.common.key_id.as_deref() == Some(kid))
+        }
         None => {
             let mut all = signing;
             let first = all.next();

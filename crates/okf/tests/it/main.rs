@@ -18,6 +18,7 @@ mod grounding;
 mod host_limits;
 mod readme_tour;
 mod receipts;
+mod restricted_bundles;
 mod restricted_walk;
 mod serve;
 mod serve_index;
