@@ -34,11 +34,14 @@ export function dwpRegistry() {
   return path;
 }
 
-/** Starts `okf serve --listen 127.0.0.1:0 ...args`; resolves to `{url, stop}` once it listens. */
-export function startServer(args = []) {
+/**
+ * Starts `okf serve --listen ADDR ...args` (ADDR `127.0.0.1:0` unless `listen` names one);
+ * resolves to `{url, stop, log}` once it listens.
+ */
+export function startServer(args = [], { listen = '127.0.0.1:0' } = {}) {
   const bin = process.env.OKF_BIN;
   if (!bin) throw new Error('OKF_BIN names the okf binary; run tests/external/run-ts.sh');
-  const child = spawn(bin, ['serve', '--listen', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin, ['serve', '--listen', listen, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stderr.on('data', (d) => {
     log += d;
@@ -54,6 +57,7 @@ export function startServer(args = []) {
       }
       resolveStart({
         url: m[1],
+        log: () => log,
         stop: () =>
           new Promise((done) => {
             child.removeAllListeners('exit');
