@@ -990,6 +990,57 @@ mod tests {
     }
 
     #[test]
+    fn an_access_policy_needs_auth_known_issuers_and_allowed_key_urls() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../okf/example");
+        let registry = |auth: &str, access: &str| {
+            let text = format!(
+                "{auth}\n[[bundle]]\nid = \"example\"\nindex = \"index.json\"\nsha256 = \"{}\"\nindex_url = \"https://example.org/okf-example/index.json\"\naccess = {access}\n",
+                okf_engine::canonical::sha256_hex(include_bytes!("../../okf/example/index.json"))
+            );
+            Registry::from_toml(&text, &dir.join("r.toml")).map_err(|e| e.to_string())
+        };
+        let auth = |jwks: &str| {
+            format!(
+                "[auth]\nresource = \"https://okf.example/mcp\"\n[[auth.issuer]]\nid = \"idp\"\nissuer = \"https://idp.example\"\njwks_uri = \"{jwks}\"\n"
+            )
+        };
+        let policy = "{ issuers = [\"idp\"], scopes = [\"okf.staff\"] }";
+        assert!(
+            registry("", "\"public\"").is_ok_and(|r| r.auth.is_none() && r.restricted.is_empty())
+        );
+        assert!(
+            registry(&auth("https://idp.example/jwks"), policy)
+                .is_ok_and(|r| r.policy_of("example").is_some())
+        );
+        for (auth, access, expected) in [
+            (String::new(), policy, "needs an [auth] section"),
+            (
+                auth("https://idp.example/jwks"),
+                "{ issuers = [\"other\"], scopes = [\"okf.staff\"] }",
+                "which no [[auth.issuer]] declares",
+            ),
+            (
+                auth("https://idp.example/jwks"),
+                "{ issuers = [\"idp\"], scopes = [] }",
+                "at least one issuer and one scope",
+            ),
+            (
+                auth("http://idp.example/jwks"),
+                policy,
+                "http only on a loopback address",
+            ),
+            (
+                auth("https://idp.example/jwks"),
+                "\"secret\"",
+                "must be \"public\" or a table",
+            ),
+        ] {
+            let err = registry(&auth, access).err().unwrap_or_default();
+            assert!(err.contains(expected), "{access}: {err}");
+        }
+    }
+
+    #[test]
     fn dates() {
         assert!(is_date("2026-09-16"));
         assert!(!is_date("2026-02-30"));

@@ -475,3 +475,83 @@ fn an_mcp_endpoint_that_requires_a_token_answers_401_with_the_resource_metadata(
     server.stop();
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_token_opens_a_restricted_bundle_never_the_restricted_records_inside_one() {
+    let dir = temp_dir("restricted-records");
+    let keys = listen(jwks());
+    let issuer = "https://idp.example";
+    let path = registry(&dir, issuer, &format!("{}/jwks", keys.url), true);
+    // The example bundle (which holds a restricted staff rota) restricted too.
+    let text = std::fs::read_to_string(&path).unwrap().replacen(
+        "index_url = \"https://example.invalid/example.json\"\n",
+        &format!("index_url = \"https://example.invalid/example.json\"\naccess = {{ issuers = [\"staff\"], scopes = [\"{SCOPE}\"] }}\n"),
+        1,
+    );
+    std::fs::write(&path, text).unwrap();
+    let server = Server::start(&["--registry", &path]);
+    let good = token(KEY_A, "a", &claims(issuer));
+    let index = okf_engine::ContextIndex::from_json_slice(
+        &std::fs::read(crate::common::example("index.json")).unwrap(),
+    )
+    .unwrap();
+    let secrets = okf_engine::restricted_only_strings(&index);
+    assert!(secrets.iter().any(|s| s.contains("Staff only")));
+    let question = "Who holds the meeting room keys in the evening?";
+    let body = json!({"bundle": "example", "question": question});
+    let granted = ask_with(&server, Some(&good), &body);
+    assert_eq!(granted.status, 200, "{}", granted.text());
+    let package = granted.text();
+    // The caller may ask the bundle; the rota is named by id, its text never quoted.
+    assert!(package.contains("https://example.org/okf-example/evidence/staff-key-holders"));
+    assert!(package.contains("restricted_evidence"), "{package}");
+    for secret in &secrets {
+        assert!(!package.contains(secret.as_str()), "quoted: {secret}");
+    }
+    let index_file = server.request(
+        "GET",
+        "/api/bundles/example/versions/current/index",
+        &[("Authorization", &format!("Bearer {good}"))],
+        b"",
+    );
+    assert_eq!(index_file.status, 200);
+    for secret in &secrets {
+        assert!(
+            !index_file.text().contains(secret.as_str()),
+            "index route: {secret}"
+        );
+    }
+    assert_eq!(ask_with(&server, None, &body).status, 404);
+    server.stop();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_restricted_workbench_is_listed_and_served_only_with_the_token() {
+    let dir = temp_dir("restricted-workbench");
+    let keys = listen(jwks());
+    let issuer = "https://idp.example";
+    let path = registry(&dir, issuer, &format!("{}/jwks", keys.url), false);
+    let manifest = crate::common::example_workbench(&dir, &["How do I borrow books?"]);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!(
+        "\n[[workbench]]\nid = \"staff-wb\"\nmanifest = {manifest:?}\naccess = {{ issuers = [\"staff\"], scopes = [\"{SCOPE}\"] }}\n"
+    ));
+    std::fs::write(&path, text).unwrap();
+    let server = Server::start(&["--registry", &path]);
+    let bearer = format!("Bearer {}", token(KEY_A, "a", &claims(issuer)));
+    let get = |path: &str, auth: bool| {
+        let headers: Vec<(&str, &str)> = if auth {
+            vec![("Authorization", bearer.as_str())]
+        } else {
+            Vec::new()
+        };
+        server.request("GET", path, &headers, b"")
+    };
+    assert!(!get("/api/workbenches", false).text().contains("staff-wb"));
+    assert!(get("/api/workbenches", true).text().contains("staff-wb"));
+    assert_eq!(get("/workbench/staff-wb/manifest.json", false).status, 404);
+    assert_eq!(get("/workbench/staff-wb/manifest.json", true).status, 200);
+    server.stop();
+    let _ = std::fs::remove_dir_all(dir);
+}
