@@ -96,6 +96,16 @@ fn ids(rows: &Value, key: &str) -> Vec<String> {
         .collect()
 }
 
+/// The case checks a report failed, as `stage check-id` lines.
+fn failed_checks(report: &okf_eval::EvalReport) -> Vec<String> {
+    report
+        .case
+        .assessment
+        .failed_checks()
+        .map(|(s, c)| format!("{s:?} {}", c.id))
+        .collect()
+}
+
 fn issue<'a>(p: &'a Value, code: &str) -> Vec<&'a Value> {
     p["missing_evidence"]
         .as_array()
@@ -153,12 +163,7 @@ fn hospital_case_and_its_eight_controls_pass() {
     assert!(controls.controls.len() >= 5);
     let binding = raw_binding(&index, built.json.as_bytes());
     let report = evaluate(&index, &case, Some(&controls), &Budget::default(), &binding).unwrap();
-    let failed: Vec<String> = report
-        .case
-        .assessment
-        .failed_checks()
-        .map(|(s, c)| format!("{s:?} {}", c.id))
-        .collect();
+    let failed = failed_checks(&report);
     assert!(failed.is_empty(), "{failed:#?}");
     assert_eq!(report.case.evidence_status, "insufficient");
     for c in &report.controls {
@@ -174,12 +179,7 @@ fn variant_cases_pinned_legacy_jsa_and_prisoner_transfer_pass() {
     for name in ["case-legacy-jsa.json", "case-prisoner-transfer.json"] {
         let case = Case::from_slice(&eval_file(name)).unwrap();
         let report = evaluate(&index, &case, None, &Budget::default(), &binding).unwrap();
-        let failed: Vec<String> = report
-            .case
-            .assessment
-            .failed_checks()
-            .map(|(s, c)| format!("{s:?} {}", c.id))
-            .collect();
+        let failed = failed_checks(&report);
         assert!(failed.is_empty(), "{name}: {failed:#?}");
     }
 }
@@ -778,12 +778,7 @@ fn the_eval_cases_controls_and_self_check_of_both_parts_pass_on_the_composed_ind
             &binding,
         )
         .unwrap();
-        let failed: Vec<String> = report
-            .case
-            .assessment
-            .failed_checks()
-            .map(|(s, c)| format!("{s:?} {}", c.id))
-            .collect();
+        let failed = failed_checks(&report);
         assert!(failed.is_empty(), "{}: {failed:#?}", case.id);
         for c in &report.controls {
             assert_eq!(c.status, Status::Passed, "{}: {}", case.id, c.id);
