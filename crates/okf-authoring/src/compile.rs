@@ -3,6 +3,7 @@
 use crate::capture::{self, Capture, CaptureFile};
 use crate::compose::{self, Shift};
 use crate::error::{Error, Rule, line_of};
+use crate::origin::{Origin, Origins};
 use crate::profile::{
     AssertionDecl, AssertionProvenance, Citation, ComposeDecl, Defaults, DocumentDecl, IndexDecl,
     ItemDefaults, RecordDecl, RequirementDecl,
@@ -26,23 +27,6 @@ pub struct Built {
     pub index: IndexDocument,
     /// Its canonical JSON followed by a newline: the bytes to write.
     pub json: String,
-}
-
-/// Where an item was declared: file and line.
-#[derive(Debug, Clone)]
-pub(crate) struct Origin {
-    file: String,
-    line: usize,
-}
-
-impl Origin {
-    pub(crate) fn error(&self, rule: Rule) -> Error {
-        Error {
-            file: self.file.clone(),
-            line: self.line,
-            rule,
-        }
-    }
 }
 
 struct ParsedFile {
@@ -270,15 +254,6 @@ fn engine_error_origin(e: &okf_engine::Error, origins: &Origins, shift: &Shift) 
         _ => return None,
     };
     declared.get(n.checked_sub(first)?).cloned()
-}
-
-/// Where each profile item was declared, per list of the index, in list order.
-pub(crate) struct Origins<'a> {
-    pub records: &'a [Origin],
-    pub assertions: &'a [Origin],
-    pub requirements: &'a [Origin],
-    pub gaps: &'a [Origin],
-    pub regimes: &'a [Origin],
 }
 
 fn compose_section(files: &[ParsedFile]) -> Result<(&ComposeDecl, Origin), Error> {

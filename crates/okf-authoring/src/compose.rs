@@ -7,8 +7,8 @@
 //! parts (base and profile) with their concepts, so a phrase both declare is read by the part
 //! the rest of the question comes from (okf-engine `parts`).
 
-use crate::compile::{Origin, Origins};
 use crate::error::Rule;
+use crate::origin::{Origin, Origins};
 use crate::profile::ComposeDecl;
 use okf_engine::ContextIndex;
 use okf_engine::model::{IndexDocument, Part, RecordKind};

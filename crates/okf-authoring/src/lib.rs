@@ -12,6 +12,7 @@ mod capture;
 mod compile;
 mod compose;
 mod error;
+mod origin;
 mod profile;
 
 pub use capture::CaptureFile;
