@@ -7,7 +7,7 @@ use crate::discovery::Discovery;
 use crate::error::{Error, QuestionRule};
 use crate::index::{ContextIndex, index_u32};
 pub use crate::model::Issue;
-use crate::model::{Access, Binding, REQUIRES_PREDICATE, RecordKind};
+use crate::model::{Binding, REQUIRES_PREDICATE, RecordKind};
 use crate::package::{self, Assembled, PackageView};
 use crate::parts;
 pub use crate::pass::{AssembleOptions, EvidenceStatus};
@@ -358,7 +358,7 @@ impl<'a> Setup<'a> {
             let ok = *record_ok.entry(r).or_insert_with(|| {
                 let rec = &index.document().records[r as usize];
                 let r = r as usize;
-                rec.access == Access::Public
+                index.may_quote(rec)
                     && index.record_governance(r).is_empty()
                     && !(rec.kind == RecordKind::Evidence
                         && (index.record_digest_mismatch(r)
@@ -523,7 +523,7 @@ impl<'s, 'a> Pass<'s, 'a> {
             self.reached_depth = self.reached_depth.max(item.path.assertions.len() as u64);
         } else {
             let rec = &index.document().records[r];
-            if rec.access != Access::Public {
+            if !index.may_quote(rec) {
                 self.missing_evidence.push(
                     "restricted_evidence",
                     msg::RESTRICTED,

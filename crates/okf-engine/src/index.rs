@@ -100,6 +100,9 @@ pub struct ContextIndex {
     pub(crate) alias_groups: Vec<AliasGroup>,
     /// Alias groups by their first token, lowercased, in creation order.
     pub(crate) alias_by_first: HashMap<String, Vec<u32>>,
+    /// Restricted records resolve, are selected and are quoted like public ones
+    /// ([`ContextIndex::revealing_restricted`]); false for every index as loaded.
+    reveals_restricted: bool,
 }
 
 /// Canonical JSON of a typed model value. Serialising writes canonical JSON because fields are
@@ -324,7 +327,7 @@ impl ContextIndex {
             }
         }
 
-        let (alias_groups, alias_by_first) = build_alias_table(&doc.records);
+        let (alias_groups, alias_by_first) = build_alias_table(&doc.records, false);
         Ok(ContextIndex {
             doc,
             compact_bytes,
@@ -343,7 +346,28 @@ impl ContextIndex {
             assertion_supported,
             alias_groups,
             alias_by_first,
+            reveals_restricted: false,
         })
+    }
+
+    /// The same index for a caller allowed to read its restricted records (an access policy
+    /// that grants them, in `okf serve`): restricted concepts resolve and restricted records
+    /// are selected and quoted like public ones. Their record JSON is unchanged, so a package
+    /// still marks them `"access": "restricted"`; the binding is the same file's.
+    pub fn revealing_restricted(&self) -> Self {
+        let (alias_groups, alias_by_first) = build_alias_table(&self.doc.records, true);
+        ContextIndex {
+            alias_groups,
+            alias_by_first,
+            reveals_restricted: true,
+            ..self.clone()
+        }
+    }
+
+    /// Whether a record may be resolved, selected and quoted: public ones always, restricted
+    /// ones only by an index [revealing](ContextIndex::revealing_restricted) them.
+    pub(crate) fn may_quote(&self, record: &Record) -> bool {
+        record.access == Access::Public || self.reveals_restricted
     }
 
     /// The typed index document.
@@ -425,7 +449,7 @@ impl ContextIndex {
     /// True when the record is a public concept (the only records questions resolve to).
     pub fn is_public_concept(&self, id: &str) -> bool {
         self.record(id)
-            .is_some_and(|r| r.kind == RecordKind::Concept && r.access == Access::Public)
+            .is_some_and(|r| r.kind == RecordKind::Concept && self.may_quote(r))
     }
 }
 
@@ -526,12 +550,15 @@ fn unit_integrity_fails(r: &Record) -> bool {
     })
 }
 
-fn build_alias_table(records: &[Record]) -> (Vec<AliasGroup>, HashMap<String, Vec<u32>>) {
+fn build_alias_table(
+    records: &[Record],
+    with_restricted: bool,
+) -> (Vec<AliasGroup>, HashMap<String, Vec<u32>>) {
     let mut groups: Vec<AliasGroup> = Vec::new();
     let mut by_key: HashMap<String, u32> = HashMap::new();
     let mut by_first: HashMap<String, Vec<u32>> = HashMap::new();
     for (ri, r) in records.iter().enumerate() {
-        if r.kind != RecordKind::Concept || r.access != Access::Public {
+        if r.kind != RecordKind::Concept || (r.access != Access::Public && !with_restricted) {
             continue;
         }
         let label = std::iter::once((r.label.as_str(), false));

@@ -194,6 +194,10 @@ pub struct LoadedVersion {
     /// `provenance[].captured_at`; restricted records are not counted, so not even their
     /// dates leave the server.
     pub captured: Option<(String, String)>,
+    /// The index revealing its restricted records, for callers whose grant may read them:
+    /// built at load when the bundle's policy names a `restricted_records_scope` and the index
+    /// holds restricted records.
+    pub revealing: Option<Arc<ContextIndex>>,
 }
 
 impl LoadedVersion {
@@ -219,6 +223,7 @@ impl LoadedVersion {
             index: Arc::new(index),
             binding,
             regime_profile: false,
+            revealing: None,
         }
     }
 }
@@ -413,10 +418,25 @@ impl Registry {
                     decl.id
                 )));
             }
+            let reveal = matches!(&decl.access, Access::Restricted(p) if p.restricted_records_scope.is_some());
             if let Access::Restricted(policy) = &decl.access {
                 registry.restricted.insert(decl.id.clone(), policy.clone());
             }
-            let entry = bundle_entry(decl, base, &invalid)?;
+            let mut entry = bundle_entry(decl, base, &invalid)?;
+            if reveal {
+                for version in entry.versions.values_mut() {
+                    if let Ok(loaded) = &mut version.state
+                        && loaded
+                            .index
+                            .document()
+                            .records
+                            .iter()
+                            .any(|r| r.access != okf_engine::model::Access::Public)
+                    {
+                        loaded.revealing = Some(Arc::new(loaded.index.revealing_restricted()));
+                    }
+                }
+            }
             registry.bundles.insert(entry.id.clone(), entry);
         }
         for decl in &file.workbench {

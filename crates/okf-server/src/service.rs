@@ -173,19 +173,39 @@ impl Default for CacheLimits {
     }
 }
 
+/// Where a retained package came from: who may be handed it again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Retained {
+    /// The bundle or corpus id.
+    bundle: String,
+    /// Assembled with the bundle's restricted records readable.
+    revealed: bool,
+}
+
+/// The inputs a package is assembled from, as this server serves them: the engine's replay
+/// inputs and whether the caller's grant makes restricted records readable (the same inputs
+/// give another package then, never to be handed to a caller without that grant).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServedInputs {
+    /// Question, budget, binding and options.
+    pub inputs: ReplayInputs,
+    /// The package is assembled over the index revealing restricted records.
+    pub reveals_restricted: bool,
+}
+
 /// Least-recently-used cache of packages by `context_id`, bounded by count and bytes.
 #[derive(Debug, Default)]
 struct ContextCache {
-    /// By context_id: last use, the bundle or corpus it came from, the package.
-    entries: HashMap<String, (u64, String, Arc<Assembled>)>,
+    /// By context_id: last use, where the package came from, the package.
+    entries: HashMap<String, (u64, Retained, Arc<Assembled>)>,
     order: BTreeMap<u64, String>,
     bytes: usize,
     tick: u64,
 }
 
 impl ContextCache {
-    /// The package and the bundle it came from, marked as just used.
-    fn touch(&mut self, id: &str) -> Option<(String, Arc<Assembled>)> {
+    /// The package and where it came from, marked as just used.
+    fn touch(&mut self, id: &str) -> Option<(Retained, Arc<Assembled>)> {
         self.tick += 1;
         let tick = self.tick;
         let (old, bundle, package) = self.entries.get_mut(id).map(|e| {
@@ -200,7 +220,7 @@ impl ContextCache {
         Some((bundle, package))
     }
 
-    fn insert(&mut self, bundle: &str, package: Arc<Assembled>, limits: CacheLimits) {
+    fn insert(&mut self, from: Retained, package: Arc<Assembled>, limits: CacheLimits) {
         if self.touch(&package.context_id).is_some() {
             return;
         }
@@ -218,10 +238,8 @@ impl ContextCache {
         }
         self.tick += 1;
         self.order.insert(self.tick, package.context_id.clone());
-        self.entries.insert(
-            package.context_id.clone(),
-            (self.tick, bundle.to_owned(), package),
-        );
+        self.entries
+            .insert(package.context_id.clone(), (self.tick, from, package));
         self.bytes += size;
     }
 }
@@ -235,7 +253,7 @@ pub struct Service {
     cache_limits: CacheLimits,
     /// The last few contexts delivered in bounded pieces, parsed and indexed once, so a client
     /// paging through one package does not re-assemble and re-parse it on every call.
-    delivered: Mutex<std::collections::VecDeque<(ReplayInputs, Arc<okf_delivery::Context>)>>,
+    delivered: Mutex<std::collections::VecDeque<(ServedInputs, Arc<okf_delivery::Context>)>>,
     /// The requests behind the contexts `search` listed, newest first, so a `fetch` of one of
     /// their result ids can replay its context (and refuse when it no longer replays).
     searched: Mutex<std::collections::VecDeque<(String, AskRequest)>>,
@@ -443,7 +461,7 @@ impl Service {
     pub fn delivered_for(
         &self,
         context_id: &str,
-        inputs: &ReplayInputs,
+        inputs: &ServedInputs,
     ) -> Option<Arc<okf_delivery::Context>> {
         let list = self.delivered.lock().ok()?;
         list.iter()
@@ -453,7 +471,7 @@ impl Service {
 
     /// Keeps a delivered context with the inputs it was assembled from, for the next calls
     /// (the four most recent inputs).
-    pub fn keep_delivered(&self, inputs: ReplayInputs, context: Arc<okf_delivery::Context>) {
+    pub fn keep_delivered(&self, inputs: ServedInputs, context: Arc<okf_delivery::Context>) {
         if let Ok(mut list) = self.delivered.lock() {
             list.retain(|(kept, _)| *kept != inputs);
             list.push_front((inputs, context));
@@ -483,14 +501,41 @@ impl Service {
         &self,
         req: &AskRequest,
         caller: &Caller,
-    ) -> Result<ReplayInputs, ServiceError> {
+    ) -> Result<ServedInputs, ServiceError> {
         let registry = self.registry_for(caller);
         if is_logical_id(&req.bundle)
             && let Some(entry) = registry.corpora.get(&req.bundle)
         {
-            return corpus_inputs(entry, req).map(|(_, inputs)| inputs);
+            return corpus_inputs(entry, req).map(|(_, inputs)| ServedInputs {
+                inputs,
+                reveals_restricted: false,
+            });
         }
-        self.bundle_inputs(req, caller).map(|(_, _, inputs)| inputs)
+        let reveals_restricted = self.reveals_restricted(&req.bundle, caller);
+        self.bundle_inputs(req, caller)
+            .map(|(_, _, inputs)| ServedInputs {
+                inputs,
+                reveals_restricted,
+            })
+    }
+
+    /// Whether `caller` may read the restricted records of `bundle`: its policy names a
+    /// `restricted_records_scope` and the caller's token satisfies the policy and holds it.
+    pub fn reveals_restricted(&self, bundle: &str, caller: &Caller) -> bool {
+        let registry = self.registry();
+        let resource = registry.auth.as_ref().map(|v| v.config().resource.as_str());
+        registry.policy_of(bundle).is_some_and(|policy| {
+            policy
+                .restricted_records_scope
+                .as_ref()
+                .is_some_and(|scope| {
+                    caller.may_see_policy(policy, resource)
+                        && caller
+                            .grant
+                            .as_ref()
+                            .is_some_and(|g| g.scopes.contains(scope))
+                })
+        })
     }
 
     /// The version `req` selects, its loaded copy and the inputs of the package it asks for.
@@ -526,14 +571,19 @@ impl Service {
         }
         let started = Started::now();
         let (version, loaded, inputs) = self.bundle_inputs(req, caller)?;
+        let revealed = self.reveals_restricted(&req.bundle, caller);
+        let index = match (&loaded.revealing, revealed) {
+            (Some(revealing), true) => revealing,
+            _ => &loaded.index,
+        };
         let package = Arc::new(assemble_with_options(
-            &loaded.index,
+            index,
             &inputs.question,
             &inputs.budget,
             Some(&inputs.binding),
             &inputs.options,
         )?);
-        Ok(self.assembled(req, package, version, &inputs.binding, started))
+        Ok(self.assembled(req, package, version, &inputs.binding, started, revealed))
     }
 
     /// Counts and caches a package just assembled, with the receipt of its build.
@@ -544,6 +594,7 @@ impl Service {
         version: String,
         binding: &Binding,
         started: Started,
+        revealed: bool,
     ) -> Answer {
         // A restricted bundle's id is not published, not even as a metrics label.
         let label = match self.registry().policy_of(&req.bundle) {
@@ -554,7 +605,14 @@ impl Service {
             .metrics
             .assembled(label, package.evidence_status.as_str());
         if let Ok(mut cache) = self.cache.lock() {
-            cache.insert(&req.bundle, Arc::clone(&package), self.cache_limits);
+            cache.insert(
+                Retained {
+                    bundle: req.bundle.clone(),
+                    revealed,
+                },
+                Arc::clone(&package),
+                self.cache_limits,
+            );
         }
         let receipt = started.receipt(
             &self.instance,
@@ -599,6 +657,7 @@ impl Service {
             "corpus".into(),
             &inputs.binding,
             started,
+            false,
         ))
     }
 
@@ -618,7 +677,10 @@ impl Service {
         // A package of a bundle the caller may not see is, to it, a package never retained.
         let registry = self.registry_for(caller);
         found
-            .filter(|(bundle, _)| registry.answers(bundle))
+            .filter(|(from, _)| {
+                registry.answers(&from.bundle)
+                    && (!from.revealed || self.reveals_restricted(&from.bundle, caller))
+            })
             .map(|(_, package)| package)
             .ok_or_else(|| ServiceError::ContextNotRetained(context_id.to_owned()))
     }
@@ -701,23 +763,58 @@ mod tests {
             max_bytes: 100,
         };
         let mut cache = ContextCache::default();
-        cache.insert("example", fake(1, 10), limits);
-        cache.insert("example", fake(2, 10), limits);
+        cache.insert(
+            Retained {
+                bundle: "example".into(),
+                revealed: false,
+            },
+            fake(1, 10),
+            limits,
+        );
+        cache.insert(
+            Retained {
+                bundle: "example".into(),
+                revealed: false,
+            },
+            fake(2, 10),
+            limits,
+        );
         assert!(cache.touch(&fake(1, 0).context_id).is_some());
-        cache.insert("example", fake(3, 10), limits);
+        cache.insert(
+            Retained {
+                bundle: "example".into(),
+                revealed: false,
+            },
+            fake(3, 10),
+            limits,
+        );
         assert!(
             cache.touch(&fake(2, 0).context_id).is_none(),
             "2 was least recently used"
         );
         assert!(cache.touch(&fake(1, 0).context_id).is_some());
-        cache.insert("example", fake(4, 95), limits);
+        cache.insert(
+            Retained {
+                bundle: "example".into(),
+                revealed: false,
+            },
+            fake(4, 95),
+            limits,
+        );
         assert_eq!(
             cache.entries.len(),
             1,
             "bytes bound evicts both older entries"
         );
         assert!(cache.bytes <= 100);
-        cache.insert("example", fake(5, 101), limits);
+        cache.insert(
+            Retained {
+                bundle: "example".into(),
+                revealed: false,
+            },
+            fake(5, 101),
+            limits,
+        );
         assert!(
             cache.touch(&fake(5, 0).context_id).is_none(),
             "an entry larger than the cache is not kept"

@@ -88,6 +88,10 @@ pub struct Policy {
     /// The audience the token must name; default `[auth].resource`.
     #[serde(default)]
     pub audience: Option<String>,
+    /// A further scope that also lets the caller read the bundle's records marked
+    /// `restricted` (they are then selected and quoted; without it they never are).
+    #[serde(default)]
+    pub restricted_records_scope: Option<String>,
 }
 
 /// The checked `[auth]` configuration.
@@ -143,12 +147,18 @@ impl AuthConfig {
                     "access.issuers names {unknown:?}, which no [[auth.issuer]] declares"
                 ));
             }
-            if let Some(bad) = policy.scopes.iter().find(|s| !is_scope_token(s)) {
+            if let Some(bad) = policy
+                .scopes
+                .iter()
+                .chain(&policy.restricted_records_scope)
+                .find(|s| !is_scope_token(s))
+            {
                 return Err(format!(
                     "access.scopes {bad:?} must be a scope token (printable ASCII, no space, quote or backslash)"
                 ));
             }
             scopes.extend(policy.scopes.iter().cloned());
+            scopes.extend(policy.restricted_records_scope.iter().cloned());
         }
         Ok(AuthConfig {
             resource: decl.resource,

@@ -555,3 +555,76 @@ fn a_restricted_workbench_is_listed_and_served_only_with_the_token() {
     server.stop();
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_policy_scope_for_restricted_records_lets_its_holder_read_them_and_no_one_else() {
+    let dir = temp_dir("restricted-reveal");
+    let keys = listen(jwks());
+    let issuer = "https://idp.example";
+    let path = registry(&dir, issuer, &format!("{}/jwks", keys.url), true);
+    let text = std::fs::read_to_string(&path).unwrap().replacen(
+        "index_url = \"https://example.invalid/example.json\"\n",
+        &format!("index_url = \"https://example.invalid/example.json\"\naccess = {{ issuers = [\"staff\"], scopes = [\"{SCOPE}\"], restricted_records_scope = \"okf.restricted\" }}\n"),
+        1,
+    );
+    std::fs::write(&path, text).unwrap();
+    let server = Server::start(&["--registry", &path]);
+    let staff = token(KEY_A, "a", &claims(issuer));
+    let mut keyholder_claims = claims(issuer);
+    keyholder_claims["scope"] = json!(format!("{SCOPE} okf.restricted"));
+    let keyholder = token(KEY_A, "a", &keyholder_claims);
+    let body =
+        json!({"bundle": "example", "question": "Who holds the meeting room keys in the evening?"});
+    let plain = ask_with(&server, Some(&staff), &body);
+    let revealed = ask_with(&server, Some(&keyholder), &body);
+    assert_eq!((plain.status, revealed.status), (200, 200));
+    let (plain, revealed) = (plain.json(), revealed.json());
+    let rota = "https://example.org/okf-example/evidence/staff-key-holders";
+    let quoted = |p: &Value| {
+        p["selected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["record"]["id"] == rota)
+            .map(|s| s["record"].clone())
+    };
+    // Without the records scope the rota is named and never quoted ...
+    assert!(quoted(&plain).is_none());
+    assert!(plain.to_string().contains("restricted_evidence"));
+    // ... with it, it is selected and quoted, still marked restricted, under the same binding.
+    let record = quoted(&revealed).unwrap_or_else(|| panic!("{revealed}"));
+    assert_eq!(record["access"], "restricted");
+    assert!(record["text"].as_str().unwrap().contains("Staff only"));
+    assert_eq!(plain["binding"], revealed["binding"]);
+    assert_ne!(plain["context_id"], revealed["context_id"]);
+    // The revealed package is handed again only to a holder of the scope.
+    let path = format!("/api/context/{}", revealed["context_id"].as_str().unwrap());
+    let get = |bearer: &str| {
+        server
+            .request(
+                "GET",
+                &path,
+                &[("Authorization", &format!("Bearer {bearer}"))],
+                b"",
+            )
+            .status
+    };
+    assert_eq!(get(&keyholder), 200);
+    assert_eq!(get(&staff), 404);
+    // A bounded read by the holder keeps the revealed context for the next calls; a caller
+    // without the scope naming it replays the plain package and is refused, never handed it.
+    let read_as = |bearer: &str| {
+        server.request(
+            "POST",
+            "/api/read",
+            &[("Content-Type", "application/json"), ("Authorization", &format!("Bearer {bearer}"))],
+            json!({"bundle": "example", "question": body["question"], "section": "package", "context_id": revealed["context_id"]}).to_string().as_bytes(),
+        )
+    };
+    assert_eq!(read_as(&keyholder).status, 200);
+    let read = read_as(&staff);
+    assert_ne!(read.status, 200, "{}", read.text());
+    assert!(!read.text().contains("Staff only"));
+    server.stop();
+    let _ = std::fs::remove_dir_all(dir);
+}
