@@ -120,10 +120,7 @@ pub fn read(uri: &str) -> Option<Result<ReadResourceResult, ViewError>> {
     }
     Some(view_html().map(|html| {
         let mut meta = JsonObject::new();
-        meta.insert(
-            "ui".to_owned(),
-            json!({"csp": {}, "prefersBorder": true}),
-        );
+        meta.insert("ui".to_owned(), json!({"csp": {}, "prefersBorder": true}));
         ReadResourceResult::new(vec![ResourceContents::TextResourceContents {
             uri: PACKAGE_VIEW_URI.to_owned(),
             mime_type: Some(UI_MIME_TYPE.to_owned()),
@@ -264,11 +261,17 @@ mod tests {
         assert_eq!(html.matches("<script>").count(), 1);
         assert!(!html.contains("<script src"));
         assert!(!html.contains("'unsafe-inline'"));
-        assert!(html.contains("function renderPackage("), "render.js is inlined");
+        assert!(
+            html.contains("function renderPackage("),
+            "render.js is inlined"
+        );
         let script = joined_script().unwrap();
         assert!(html.contains(&format!("script-src 'sha256-{}'", sha256_base64(&script))));
         for line in script.lines() {
-            assert!(!line.starts_with("import ") && !line.starts_with("export "), "{line}");
+            assert!(
+                !line.starts_with("import ") && !line.starts_with("export "),
+                "{line}"
+            );
         }
     }
 

@@ -243,7 +243,10 @@ impl ServerHandler for OkfMcp {
         }
         match apps::read(&request.uri) {
             None => Err(ErrorData::resource_not_found(
-                format!("no resource {:?}; resources/list names the views", request.uri),
+                format!(
+                    "no resource {:?}; resources/list names the views",
+                    request.uri
+                ),
                 None,
             )),
             Some(Err(e)) => Err(ErrorData::internal_error(e.to_string(), None)),
