@@ -1,7 +1,7 @@
 //! MCP Apps (`io.modelcontextprotocol/ui`) over the real router: a client that declares the
-//! extension gets the package view (`resources/list`, `resources/read`), the extension in
-//! `initialize` and `server/discover`, and `_meta.ui.resourceUri` on the package tools; a
-//! client that does not gets exactly the results of the server without views.
+//! extension in its requests gets the package view (`resources/list`, `resources/read`), the
+//! extension in `server/discover`, and `_meta.ui.resourceUri` on the package tools; a client
+//! that does not gets exactly the results of the server without views.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use axum::body::{Body, to_bytes};
@@ -133,16 +133,18 @@ async fn without_the_extension_every_result_is_the_servers_without_views() {
 #[tokio::test]
 async fn a_client_declaring_the_extension_gets_the_package_view() {
     let app = router(service(), HttpConfig::loopback(80));
+    // A stateless server cannot remember what a legacy client declared in initialize, so it
+    // offers the extension only where each request declares it (2026-07-28).
     let init = parse(&post(&app, "initialize", initialize(ui()), None).await);
+    assert_eq!(init["result"]["capabilities"], json!({"tools": {}}));
+    let legacy = parse(&post(&app, "tools/list", json!({}), None).await);
+    assert!(legacy["result"]["tools"][0]["_meta"]["ui"].is_null());
+    let discover = parse(&post(&app, "server/discover", json!({}), Some(ui())).await);
     assert_eq!(
-        init["result"]["capabilities"]["extensions"],
+        discover["result"]["capabilities"]["extensions"],
         json!({"io.modelcontextprotocol/ui": {}})
     );
-    assert!(init["result"]["capabilities"]["resources"].is_object());
-    let discover = parse(&post(&app, "server/discover", json!({}), Some(ui())).await);
-    assert!(
-        discover["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/ui"].is_object()
-    );
+    assert!(discover["result"]["capabilities"]["resources"].is_object());
 
     let list = parse(&post(&app, "tools/list", json!({}), Some(ui())).await);
     for tool in list["result"]["tools"].as_array().unwrap() {

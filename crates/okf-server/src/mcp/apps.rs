@@ -3,9 +3,12 @@
 //!
 //! A client that does not declare it gets exactly what it got before the extension existed:
 //! the same `initialize`, `server/discover` and `tools/list` results, and `resources/*` stay
-//! unknown methods. A client that declares it (in `initialize`, or in each request's
-//! `_meta` client capabilities under 2026-07-28) also gets the extension and the resources
-//! capability, `_meta.ui.resourceUri` on the tools whose results are packages, and the view.
+//! unknown methods. A client that declares it in a request's `_meta` client capabilities
+//! (every request of the 2026-07-28 revision carries them) also gets the extension and the
+//! resources capability in `server/discover`, `_meta.ui.resourceUri` on the tools whose
+//! results are packages, and the view. The server keeps no session, so a legacy-era client
+//! that declares the extension only in `initialize` could not be recognised on its next
+//! request: `initialize` never offers it (DEVIATIONS M10).
 //!
 //! The view is one self-contained HTML document: the page's own modules (`dom.js`,
 //! `graph.js`, `render.js`) and the view's entry (`mcp-app.js`), joined into one classic

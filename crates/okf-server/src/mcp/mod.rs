@@ -22,9 +22,9 @@ use okf_api::receipt::RECEIPT_META_KEY;
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    ErrorData, Implementation, InitializeRequestParams, InitializeResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    ErrorData, Implementation, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
@@ -173,20 +173,6 @@ impl ServerHandler for OkfMcp {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("ask-okf", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
-    }
-
-    async fn initialize(
-        &self,
-        request: InitializeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<InitializeResult, ErrorData> {
-        context.peer.set_peer_info(request.clone());
-        let mut result = self.negotiate_initialize(&request)?;
-        // MCP Apps only for a client that declared it: anyone else gets today's result.
-        if apps::declared(Some(&request.capabilities)) {
-            apps::declare(&mut result.capabilities);
-        }
-        Ok(result)
     }
 
     async fn discover(
