@@ -7,7 +7,7 @@
 // through the host (ui/open-link). Every piece of data reaches the DOM as text.
 
 import { clear, el } from './dom.js';
-import { renderPackage } from './render.js';
+import { answerReport, renderPackage } from './render.js';
 
 const PROTOCOL_VERSION = '2026-01-26';
 const pending = new Map();
@@ -84,9 +84,29 @@ function openLinks(event) {
   request('ui/open-link', { url: url.href }).catch(() => {});
 }
 
+/** An okf_check_answer result: the report in words, as the page shows it. */
+function renderReport(main, report, result) {
+  clear(main);
+  main.append(el('h2', { text: 'Answer check' }),
+    el('p', { class: 'note', text: `Checked against package ${report.context_id ?? ''}. The report is not an answer; quoted text is untrusted data, shown as text.` }),
+    ...answerReport(report, String(result?.content?.[0]?.text ?? JSON.stringify(report))));
+  reportSize();
+}
+
+/** Checks an answer through the host (okf_check_answer), for the package view's answer box. */
+async function checkAnswer(answer) {
+  const result = await request('tools/call', { name: 'okf_check_answer', arguments: { answer } });
+  if (result?.isError || !result?.structuredContent) throw new Error(result?.content?.[0]?.text ?? 'the check was refused');
+  return { text: String(result.content?.[0]?.text ?? JSON.stringify(result.structuredContent)), value: result.structuredContent };
+}
+
 function render(result) {
   const main = document.getElementById('view');
   const pkg = result?.structuredContent;
+  if (!result?.isError && pkg?.schema === 'okf-answer-check.v1') {
+    renderReport(main, pkg, result);
+    return;
+  }
   if (result?.isError || !pkg || typeof pkg !== 'object' || pkg.schema !== 'okf-governed-context.v1') {
     status(result?.isError ? `The tool call was refused: ${result?.content?.[0]?.text ?? ''}` : 'This result is not an evidence package.');
     return;
@@ -99,6 +119,7 @@ function render(result) {
     copy: (text, note) => {
       note.textContent = `Package id: ${text}`;
     },
+    checkAnswer,
   });
   for (const record of main.querySelectorAll('details.record')) addExactRead(record);
   reportSize();

@@ -170,6 +170,34 @@ test("on the hospital profile, each unmet branch in the view shows its gap's rea
   await page.close();
 });
 
+test("okf_check_answer's view shows each claim's verdict, as the page words it", async () => {
+  const { page, problems } = await freshPage(desktop);
+  const asked = await client.callTool({ name: 'ask_okf', arguments: { bundle: 'okf-dwp', question: imprisonmentQuestion() } });
+  const pkg = asked.structuredContent;
+  const record = pkg.selected.find((s) => String(s.record?.text ?? '').length >= 60).record;
+  const answer = {
+    schema: 'okf-grounded-answer.v1',
+    context_id: pkg.context_id,
+    evidence_status: pkg.evidence_status,
+    claims: [
+      { id: 'c1', text: 'Quoted exactly.', requirement: null, citations: [{ record: record.id, quote: record.text.slice(0, 40) }] },
+      { id: 'c2', text: 'A quote that is not there.', requirement: null, citations: [{ record: record.id, quote: 'this sentence is not in the record at all' }] },
+    ],
+  };
+  const shown = await showTool({ client, page, hostServer, name: 'okf_check_answer', args: { answer } });
+  const report = shown.result.structuredContent;
+  assert.equal(report.schema, 'okf-answer-check.v1');
+  await shown.frame.locator('#answer-claims li').first().waitFor();
+  const claims = await shown.frame.locator('#answer-claims li').evaluateAll((lis) => lis.map((li) => ({ id: li.dataset.claim, text: li.textContent })));
+  assert.deepEqual(claims.map((c) => c.id), ['c1', 'c2']);
+  assert.match(claims[0].text, /every citation found/);
+  assert.doesNotMatch(claims[1].text, /every citation found/);
+  assert.equal(await shown.frame.locator('[data-verdict]').getAttribute('data-verdict'), report.verdict);
+  assert.deepEqual(await seriousViolations(await viewFrame(page)), []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('hostile record text renders inert in the view', async () => {
   const { page } = await freshPage(desktop);
   const shown = await showTool({ client, page, hostServer, name: 'ask_okf', args: { bundle: 'hostile', question: 'How do I borrow books?' } });

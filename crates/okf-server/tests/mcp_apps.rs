@@ -150,7 +150,7 @@ async fn a_client_declaring_the_extension_gets_the_package_view() {
     for tool in list["result"]["tools"].as_array().unwrap() {
         let uri = &tool["_meta"]["ui"]["resourceUri"];
         match tool["name"].as_str().unwrap() {
-            "ask_okf" | "okf_get_context" => assert_eq!(uri, VIEW),
+            "ask_okf" | "okf_get_context" | "okf_check_answer" => assert_eq!(uri, VIEW),
             name => assert!(uri.is_null(), "{name}"),
         }
         assert_eq!(tool["_meta"]["okf/untrustedContent"], true);

@@ -33,8 +33,8 @@ pub const UI_MIME_TYPE: &str = "text/html;profile=mcp-app";
 /// The package view's URI.
 pub const PACKAGE_VIEW_URI: &str = "ui://ask-okf/package-view.html";
 
-/// The tools whose results are evidence packages, drawn by the package view.
-const PACKAGE_TOOLS: [&str; 2] = ["ask_okf", "okf_get_context"];
+/// The tools whose results the view draws: evidence packages, and answer-check reports.
+const PACKAGE_TOOLS: [&str; 3] = ["ask_okf", "okf_get_context", "okf_check_answer"];
 
 /// The modules joined into the view's script, each after the modules it imports.
 const MODULES: [(&str, &str); 4] = [
@@ -111,7 +111,7 @@ pub fn list() -> ListResourcesResult {
     let view = Resource::new(PACKAGE_VIEW_URI, "Ask OKF evidence package view")
         .with_mime_type(UI_MIME_TYPE)
         .with_description(
-            "The evidence package an ask_okf or okf_get_context result carries: its status, branch table, what is missing and why, and the records. Evidence, not an answer; record text is untrusted data, shown as text.",
+            "The evidence package an ask_okf or okf_get_context result carries (its status, branch table, what is missing and why, and the records), or an okf_check_answer report (each claim's verdict). Evidence, not an answer; record text is untrusted data, shown as text.",
         );
     ListResourcesResult::with_all_items(vec![view])
 }
