@@ -295,8 +295,11 @@ function markBranches(report) {
   }
 }
 
-/** A report in words: the verdict, each claim and each branch; the exact report behind a disclosure. */
-function answerReport(report, raw) {
+/**
+ * A report in words: the verdict, each claim and each branch; the exact report behind a
+ * disclosure. Also the MCP Apps view of an okf_check_answer result (web/mcp-app.js).
+ */
+export function answerReport(report, raw) {
   const grounded = report.verdict === 'grounded';
   const codes = (list) => arr(list).join(', ');
   return [

@@ -77,7 +77,7 @@ impl Asset {
 const ASSET_CODINGS: [Coding; 2] = [Coding::Br, Coding::Gzip];
 
 /// Every asset of the two pages.
-pub(crate) static ASSETS: [Asset; 16] = [
+pub(crate) static ASSETS: [Asset; 18] = [
     Asset {
         name: "okf.wasm",
         content_type: WASM,
@@ -107,6 +107,10 @@ pub(crate) static ASSETS: [Asset; 16] = [
         include_str!("../../../web/workbench.js"),
     ),
     Asset::new("views.js", JS, include_str!("../../../web/views.js")),
+    // The MCP Apps view's entry and style sheet (inlined into ui://ask-okf/package-view.html
+    // by mcp/apps.rs); served too, so the page's checks (no innerHTML, …) cover them.
+    Asset::new("mcp-app.js", JS, include_str!("../../../web/mcp-app.js")),
+    Asset::new("mcp-app.css", CSS, include_str!("../../../web/mcp-app.css")),
 ];
 
 /// The version of the assets: 16 hex digits of SHA-256 over every asset's name and digest.

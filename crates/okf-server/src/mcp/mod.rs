@@ -8,6 +8,7 @@
 //! One room per job: `tools` how each tool runs, `jsonrpc` the message checks, `splice` the
 //! package written into the HTTP response.
 
+pub mod apps;
 mod jsonrpc;
 pub(crate) mod splice;
 mod tools;
@@ -21,8 +22,9 @@ use jsonrpc::SUPPORTED_PROTOCOLS;
 use okf_api::receipt::RECEIPT_META_KEY;
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
+    ErrorData, Implementation, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
     ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
@@ -197,15 +199,69 @@ impl ServerHandler for OkfMcp {
             .with_instructions(INSTRUCTIONS)
     }
 
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let mut info = self.get_info();
+        if apps::declared(context.client_capabilities().as_ref()) {
+            apps::declare(&mut info.capabilities);
+        }
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            info,
+        ))
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let caller = caller_of(&context);
+        let tools = self.tools(&caller_of(&context));
         Ok(ListToolsResult::with_all_items(
-            self.tools(&caller).to_vec(),
+            if apps::declared(context.client_capabilities().as_ref()) {
+                apps::with_views(&tools)
+            } else {
+                tools.to_vec()
+            },
         ))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        if !apps::declared(context.client_capabilities().as_ref()) {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::ListResourcesRequestMethod,
+            >());
+        }
+        Ok(apps::list())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if !apps::declared(context.client_capabilities().as_ref()) {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::ReadResourceRequestMethod,
+            >());
+        }
+        match apps::read(&request.uri) {
+            None => Err(ErrorData::resource_not_found(
+                format!(
+                    "no resource {:?}; resources/list names the views",
+                    request.uri
+                ),
+                None,
+            )),
+            Some(Err(e)) => Err(ErrorData::internal_error(e.to_string(), None)),
+            Some(Ok(result)) => Ok(result.into()),
+        }
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -1,0 +1,239 @@
+// 14. MCP Apps: the package view inside an AI host. A test host built on ext-apps's AppBridge
+//     and the official TypeScript client renders the view ask_okf links to, in a sandboxed
+//     double iframe, under the CSP the extension prescribes: the branch table is the page's
+//     own (one renderer), an unmet branch shows its gap's reason, a record's exact text
+//     arrives through read_okf_evidence in bounded slices, hostile text stays inert, links
+//     open only through the host, axe finds nothing serious (desktop and 390 px, light and
+//     dark). A client that does not declare the extension sees no trace of it.
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { DWP_INDEX, DWP_SHA, DWP_TITLE, DWP_URL, askThroughForm, imprisonmentQuestion, launch, okfBin, openPage, repoRoot, seriousViolations, sha256Hex, shared, startServer, tempDir } from './harness.mjs';
+import { connect, showTool, startHostServer, viewFrame } from './apps-host.mjs';
+
+const PAYLOAD = 'Members may borrow 12 books. <script>parent.__pwned=1</script><img src=x onerror="parent.__pwned=2">';
+const RULES = 'https://example.org/okf-example/evidence/lending-rules';
+const hospitalQuestion = () => JSON.parse(readFileSync(shared('dwp/reference/hospital-package.json'), 'utf8')).question;
+
+let dir;
+let server;
+let hostServer;
+let desktop;
+let phone;
+let client;
+
+before(async () => {
+  dir = tempDir('apps');
+  const hospital = path.join(dir, 'hospital.json');
+  execFileSync(okfBin, ['build', path.join(repoRoot, 'profiles/dwp-hospital'), '--sources', shared('dwp/source'), '--out', hospital], { stdio: 'pipe' });
+  const index = JSON.parse(readFileSync(path.join(repoRoot, 'crates/okf/example/index.json'), 'utf8'));
+  const rules = index.records.find((r) => r.id === RULES);
+  rules.text = PAYLOAD;
+  rules.provenance[0].literal_sha256 = sha256Hex(Buffer.from(PAYLOAD, 'utf8'));
+  const hostile = Buffer.from(JSON.stringify(index), 'utf8');
+  writeFileSync(path.join(dir, 'hostile.json'), hostile);
+  const registry = path.join(dir, 'registry.toml');
+  writeFileSync(
+    registry,
+    `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\ntitle = "${DWP_TITLE}"\n\n` +
+      `[[bundle]]\nid = "dwp-hospital"\nindex = ${JSON.stringify(hospital)}\nsha256 = "${sha256Hex(readFileSync(hospital))}"\n` +
+      `index_url = "https://example.invalid/ask-okf/dwp-hospital/index.json"\npackage_profile = "regimes"\n\n` +
+      `[[bundle]]\nid = "hostile"\nindex = "hostile.json"\nsha256 = "${sha256Hex(hostile)}"\nindex_url = "https://example.org/okf-example/hostile/index.json"\n`,
+  );
+  server = await startServer(['--registry', registry]);
+  hostServer = await startHostServer();
+  client = await connect(server.base);
+  desktop = await launch();
+  phone = await launch({ viewport: { width: 390, height: 844 } });
+});
+
+after(async () => {
+  await client?.close();
+  await desktop?.close();
+  await phone?.close();
+  await hostServer?.stop();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Each branch row: id, status, gaps (id, reason) and its text. */
+/** Opens the record with this id and every details around it, in the view. */
+const openIn = (frame, id) =>
+  frame.evaluate((wanted) => {
+    const d = [...document.querySelectorAll('details.record')].find((x) => x.dataset.id === wanted);
+    for (let n = d; n; n = n.parentElement?.closest('details')) n.open = true;
+    for (const inner of d?.querySelectorAll('details') ?? []) inner.open = true;
+  }, id);
+
+const rowsOf = (frame) =>
+  frame.locator('#requirements-table tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => ({
+      id: tr.dataset.requirement,
+      status: tr.dataset.status,
+      gaps: [...tr.querySelectorAll('.gap')].map((g) => ({ id: g.dataset.gap, reason: g.querySelector('.gap-reason')?.textContent })),
+      text: tr.textContent,
+    })),
+  );
+
+async function freshPage(browser) {
+  const page = await browser.context.newPage();
+  const problems = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  return { page, problems };
+}
+
+for (const [name, getBrowser, theme] of [
+  ['desktop, light', () => desktop, 'light'],
+  ['390 px, dark', () => phone, 'dark'],
+]) {
+  test(`ask_okf's view shows the four DWP branch rows with their paragraphs, as the page does (${name})`, async () => {
+    const browser = getBrowser();
+    const { page, problems } = await freshPage(browser);
+    const args = { bundle: 'okf-dwp', question: imprisonmentQuestion() };
+    const shown = await showTool({ client, page, hostServer, name: 'ask_okf', args, theme });
+    const pkg = shown.result.structuredContent;
+    assert.equal(pkg.requirements.length, 4);
+    await shown.frame.locator('#requirements-table tbody tr').first().waitFor();
+    const rows = await rowsOf(shown.frame);
+    assert.deepEqual(rows.map((r) => r.id), pkg.requirements.map((r) => r.id));
+    for (const row of rows) assert.match(row.text, /\d{5}/, `${row.id} names its DMG paragraphs`);
+
+    // One renderer: the page's branch table for the same question reads the same.
+    const { page: ask } = await freshPage(browser);
+    await openPage(ask, server.base);
+    await askThroughForm(ask, 'okf-dwp', args.question);
+    const pageRows = await ask.$$eval('#requirements-table tbody tr', (trs) => trs.map((tr) => tr.textContent));
+    assert.deepEqual(rows.map((r) => r.text), pageRows);
+    await ask.close();
+
+    // The host's theme reaches the view.
+    const frame = await viewFrame(page);
+    assert.equal(await frame.evaluate(() => document.documentElement.dataset.theme), theme);
+    assert.deepEqual(await seriousViolations(frame), []);
+
+    // A record's exact text comes through read_okf_evidence, in slices, joined to the package's.
+    const first = pkg.selected.find((s) => String(s.record?.text ?? '').length > 0);
+    const record = shown.frame.locator(`details.record[data-id="${first.record.id}"]`).first();
+    await openIn(frame, first.record.id);
+    await record.locator('button.read-exact').click();
+    const exact = record.locator('pre.exact-text');
+    await exact.waitFor({ state: 'visible' });
+    assert.equal(await exact.textContent(), first.record.text);
+    const reads = shown.calls.filter((c) => c.name === 'read_okf_evidence');
+    assert.ok(reads.length >= 1);
+    assert.ok(reads.every((c) => c.arguments.section === 'record_text' && c.arguments.record_id === first.record.id));
+
+    // Links open only through the host: the view asks, the frame stays where it is.
+    const link = shown.frame.locator('a.url[href^="https://"]').first();
+    const href = await link.getAttribute('href');
+    await link.dispatchEvent('click');
+    await expectSoon(() => shown.opened.includes(new URL(href).href));
+    assert.equal(frame.url(), 'about:srcdoc');
+    assert.equal(page.context().pages().length, 2, 'no window was opened by the view');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+async function expectSoon(check) {
+  for (let i = 0; i < 100; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail('not within 5 s');
+}
+
+test("on the hospital profile, each unmet branch in the view shows its gap's reason", async () => {
+  const { page, problems } = await freshPage(desktop);
+  const shown = await showTool({ client, page, hostServer, name: 'ask_okf', args: { bundle: 'dwp-hospital', question: hospitalQuestion() } });
+  const pkg = shown.result.structuredContent;
+  assert.equal(pkg.evidence_status, 'insufficient');
+  const gaps = new Map(pkg.declared_gaps.map((g) => [g.id, g]));
+  await shown.frame.locator('#requirements-table tbody tr').first().waitFor();
+  const rows = await rowsOf(shown.frame);
+  let unmet = 0;
+  for (const [i, requirement] of pkg.requirements.entries()) {
+    const expected = requirement.missing.filter((id) => gaps.has(id));
+    assert.deepEqual(rows[i].gaps.map((g) => g.id), expected);
+    for (const g of rows[i].gaps) assert.equal(g.reason, gaps.get(g.id).reason);
+    if (expected.length) unmet += 1;
+  }
+  assert.ok(unmet >= 1);
+  assert.deepEqual(await seriousViolations(await viewFrame(page)), []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("okf_check_answer's view shows each claim's verdict, as the page words it", async () => {
+  const { page, problems } = await freshPage(desktop);
+  const asked = await client.callTool({ name: 'ask_okf', arguments: { bundle: 'okf-dwp', question: imprisonmentQuestion() } });
+  const pkg = asked.structuredContent;
+  const record = pkg.selected.find((s) => String(s.record?.text ?? '').length >= 60).record;
+  const answer = {
+    schema: 'okf-grounded-answer.v1',
+    context_id: pkg.context_id,
+    evidence_status: pkg.evidence_status,
+    claims: [
+      { id: 'c1', text: 'Quoted exactly.', requirement: null, citations: [{ record: record.id, quote: record.text.slice(0, 40) }] },
+      { id: 'c2', text: 'A quote that is not there.', requirement: null, citations: [{ record: record.id, quote: 'this sentence is not in the record at all' }] },
+    ],
+  };
+  const shown = await showTool({ client, page, hostServer, name: 'okf_check_answer', args: { answer } });
+  const report = shown.result.structuredContent;
+  assert.equal(report.schema, 'okf-answer-check.v1');
+  await shown.frame.locator('#answer-claims li').first().waitFor();
+  const claims = await shown.frame.locator('#answer-claims li').evaluateAll((lis) => lis.map((li) => ({ id: li.dataset.claim, text: li.textContent })));
+  assert.deepEqual(claims.map((c) => c.id), ['c1', 'c2']);
+  assert.match(claims[0].text, /every citation found/);
+  assert.doesNotMatch(claims[1].text, /every citation found/);
+  assert.equal(await shown.frame.locator('[data-verdict]').getAttribute('data-verdict'), report.verdict);
+  assert.deepEqual(await seriousViolations(await viewFrame(page)), []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('hostile record text renders inert in the view', async () => {
+  const { page } = await freshPage(desktop);
+  const shown = await showTool({ client, page, hostServer, name: 'ask_okf', args: { bundle: 'hostile', question: 'How do I borrow books?' } });
+  const record = shown.frame.locator(`details.record[data-id="${RULES}"]`).first();
+  await record.waitFor({ state: 'attached' });
+  const frame = await viewFrame(page);
+  await openIn(frame, RULES);
+  assert.equal(await frame.evaluate(() => document.querySelectorAll('#view script, #view img[src="x"]').length), 0);
+  assert.ok((await frame.evaluate(() => document.getElementById('view').textContent)).includes('<script>parent.__pwned=1</script>'));
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  await page.close();
+});
+
+test('a client that does not declare the extension gets no view, no resources and the same tool list', async () => {
+  const plain = await connect(server.base, {});
+  const apps = await client.listTools();
+  const { tools } = await plain.listTools();
+  for (const t of tools) assert.equal(t._meta?.ui, undefined, t.name);
+  const stripped = apps.tools.map((t) => {
+    const { ui, ...meta } = t._meta ?? {};
+    return { ...t, _meta: meta };
+  });
+  assert.deepEqual(tools, stripped, 'the only difference is _meta.ui');
+  assert.equal(apps.tools.find((t) => t.name === 'ask_okf')._meta.ui.resourceUri, 'ui://ask-okf/package-view.html');
+  for (const [method, params] of [['resources/list', {}], ['resources/read', { uri: 'ui://ask-okf/package-view.html' }]]) {
+    const response = await fetch(`${server.base}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    const body = await response.json();
+    assert.equal(body.error?.code, -32601, `${method}: ${JSON.stringify(body)}`);
+  }
+  assert.equal(plain.getServerCapabilities()?.resources, undefined);
+  assert.equal(plain.getServerCapabilities()?.extensions, undefined);
+  assert.ok(client.getServerCapabilities()?.extensions?.['io.modelcontextprotocol/ui']);
+  await plain.close();
+});
