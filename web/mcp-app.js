@@ -3,7 +3,7 @@
 // the extension's JSON-RPC over postMessage with its parent (the host or its sandbox proxy):
 // ui/initialize, then it waits for ui/notifications/tool-result and renders the result's
 // structuredContent. It fetches nothing itself (the CSP has no connect-src); a record's exact
-// text is read through the host with read_okf_evidence, in bounded slices. Links open only
+// text is read through the host with the app-only okf_view_read_evidence, in bounded slices. Links open only
 // through the host (ui/open-link). Every piece of data reaches the DOM as text.
 
 import { clear, el } from './dom.js';
@@ -44,7 +44,7 @@ function status(text) {
   main.append(el('p', { id: 'view-status', role: 'status', text }));
 }
 
-/** Reads a selected record's exact text through the host, slice by slice (read_okf_evidence). */
+/** Reads a selected record's exact text through the host, slice by slice (the app-only okf_view_read_evidence, which is read_okf_evidence). */
 export async function readRecordText(recordId) {
   const args = lastArguments ?? {};
   const base = {
@@ -58,7 +58,7 @@ export async function readRecordText(recordId) {
   const parts = [];
   let offset = 0;
   for (let i = 0; i < 10000 && offset !== null; i++) {
-    const result = await request('tools/call', { name: 'read_okf_evidence', arguments: { ...base, offset } });
+    const result = await request('tools/call', { name: 'okf_view_read_evidence', arguments: { ...base, offset } });
     const slice = result?.structuredContent;
     if (result?.isError || !slice) throw new Error(result?.content?.[0]?.text ?? 'the read was refused');
     parts.push(String(slice.data ?? ''));
@@ -132,7 +132,7 @@ function addExactRead(record) {
   if (!id || !body) return;
   const out = el('pre', { class: 'record-text exact-text', hidden: true });
   const note = el('span', { class: 'note', role: 'status' });
-  const button = el('button', { type: 'button', class: 'small read-exact', text: 'Read the exact text (read_okf_evidence)' });
+  const button = el('button', { type: 'button', class: 'small read-exact', text: 'Read the exact text' });
   button.addEventListener('click', async () => {
     button.disabled = true;
     note.textContent = 'Reading…';

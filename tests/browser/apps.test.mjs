@@ -2,7 +2,7 @@
 //     and the official TypeScript client renders the view ask_okf links to, in a sandboxed
 //     double iframe, under the CSP the extension prescribes: the branch table is the page's
 //     own (one renderer), an unmet branch shows its gap's reason, a record's exact text
-//     arrives through read_okf_evidence in bounded slices, hostile text stays inert, links
+//     arrives through the app-only read in bounded slices, hostile text stays inert, links
 //     open only through the host, axe finds nothing serious (desktop and 390 px, light and
 //     dark). A client that does not declare the extension sees no trace of it.
 
@@ -117,7 +117,7 @@ for (const [name, getBrowser, theme] of [
     assert.equal(await frame.evaluate(() => document.documentElement.dataset.theme), theme);
     assert.deepEqual(await seriousViolations(frame), []);
 
-    // A record's exact text comes through read_okf_evidence, in slices, joined to the package's.
+    // A record's exact text comes through the app-only read, in slices, joined to the package's.
     const first = pkg.selected.find((s) => String(s.record?.text ?? '').length > 0);
     const record = shown.frame.locator(`details.record[data-id="${first.record.id}"]`).first();
     await openIn(frame, first.record.id);
@@ -125,7 +125,7 @@ for (const [name, getBrowser, theme] of [
     const exact = record.locator('pre.exact-text');
     await exact.waitFor({ state: 'visible' });
     assert.equal(await exact.textContent(), first.record.text);
-    const reads = shown.calls.filter((c) => c.name === 'read_okf_evidence');
+    const reads = shown.calls.filter((c) => c.name === 'okf_view_read_evidence');
     assert.ok(reads.length >= 1);
     assert.ok(reads.every((c) => c.arguments.section === 'record_text' && c.arguments.record_id === first.record.id));
 
@@ -217,11 +217,17 @@ test('a client that does not declare the extension gets no view, no resources an
   const apps = await client.listTools();
   const { tools } = await plain.listTools();
   for (const t of tools) assert.equal(t._meta?.ui, undefined, t.name);
-  const stripped = apps.tools.map((t) => {
-    const { ui, ...meta } = t._meta ?? {};
-    return { ...t, _meta: meta };
-  });
-  assert.deepEqual(tools, stripped, 'the only difference is _meta.ui');
+  // The app-only read is listed (for the view, hidden from the model) only with the extension.
+  const appOnly = apps.tools.filter((t) => t.name === 'okf_view_read_evidence');
+  assert.deepEqual(appOnly.map((t) => t._meta.ui.visibility), [['app']]);
+  assert.ok(!tools.some((t) => t.name === 'okf_view_read_evidence'));
+  const stripped = apps.tools
+    .filter((t) => t.name !== 'okf_view_read_evidence')
+    .map((t) => {
+      const { ui, ...meta } = t._meta ?? {};
+      return { ...t, _meta: meta };
+    });
+  assert.deepEqual(tools, stripped, 'otherwise the only difference is _meta.ui');
   assert.equal(apps.tools.find((t) => t.name === 'ask_okf')._meta.ui.resourceUri, 'ui://ask-okf/package-view.html');
   for (const [method, params] of [['resources/list', {}], ['resources/read', { uri: 'ui://ask-okf/package-view.html' }]]) {
     const response = await fetch(`${server.base}/mcp`, {

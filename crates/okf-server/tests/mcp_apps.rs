@@ -156,6 +156,9 @@ async fn a_client_declaring_the_extension_gets_the_package_view() {
         let uri = &tool["_meta"]["ui"]["resourceUri"];
         match tool["name"].as_str().unwrap() {
             "ask_okf" | "okf_get_context" | "okf_check_answer" => assert_eq!(uri, VIEW),
+            "okf_view_read_evidence" => {
+                assert_eq!(tool["_meta"]["ui"]["visibility"], json!(["app"]));
+            }
             name => assert!(uri.is_null(), "{name}"),
         }
         assert_eq!(tool["_meta"]["okf/untrustedContent"], true);

@@ -289,6 +289,15 @@ impl ServerHandler for OkfMcp {
                 || "http://127.0.0.1".to_owned(),
                 |host| format!("http://{host}"),
             );
+        // The view's app-only read is read_okf_evidence under its own name, for clients that
+        // declare the extension only.
+        let app_read =
+            name == apps::VIEW_READ_TOOL && apps::declared(context.client_capabilities().as_ref());
+        let name = if app_read {
+            apps::VIEW_READ_RUNS.to_owned()
+        } else {
+            name
+        };
         // An unknown tool is a protocol error (MCP tools: "Error Handling"), not a tool result.
         if !self.tools(&caller).iter().any(|t| t.name == name) {
             return Err(ErrorData::invalid_params(
