@@ -250,15 +250,6 @@ impl Caller {
         Caller::default()
     }
 
-    /// Whether this caller may see an entry with `access` (`resource`: `[auth].resource`, the
-    /// audience of a policy that names none).
-    pub fn may_see(&self, access: &Access, resource: Option<&str>) -> bool {
-        match access {
-            Access::Public => true,
-            Access::Restricted(policy) => self.may_see_policy(policy, resource),
-        }
-    }
-
     /// Whether this caller's token satisfies `policy`: one of its issuers, its audience (else
     /// `resource`) in `aud`, and every scope it names.
     pub fn may_see_policy(&self, policy: &Policy, resource: Option<&str>) -> bool {
