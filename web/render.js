@@ -250,7 +250,7 @@ function nothingMissing(pkg) {
 
 /** Downloading, linking to and citing the package. */
 function usePanel(pkg, actions, handlers) {
-  return section('use', 'Use this package', actions, contextIdRow(pkg, handlers), handlers?.checkAnswer ? answerCheck(handlers.checkAnswer) : null);
+  return section('use', 'Use this package', actions, contextIdRow(pkg, handlers), handlers?.checkAnswer ? answerCheck(pkg, handlers.checkAnswer) : null);
 }
 
 /**
@@ -258,7 +258,7 @@ function usePanel(pkg, actions, handlers) {
  * relies on it: paste it, and the server's report (okf-answer-check.v1) says, claim by claim,
  * whether every quote is in a selected record and which branches no claim covers.
  */
-function answerCheck(checkAnswer) {
+function answerCheck(pkg, checkAnswer) {
   const input = el('textarea', { id: 'answer-input', rows: '6', spellcheck: 'false', 'aria-describedby': 'answer-hint' });
   const button = el('button', { type: 'button', id: 'answer-check', class: 'secondary', text: 'Check the answer' });
   const out = el('div', { id: 'answer-report', role: 'status', 'aria-live': 'polite' });
@@ -273,7 +273,7 @@ function answerCheck(checkAnswer) {
     }
     try {
       const { text: raw, value } = await checkAnswer(answer);
-      out.append(...answerReport(value, raw));
+      out.append(...answerReport(value, raw, { answer, recordText: (id) => selectedText(pkg, id) }));
       markBranches(value);
     } catch (e) {
       out.append(el('p', { class: 'error-message', text: `The answer could not be checked: ${e?.message ?? e}` }));
@@ -295,22 +295,81 @@ function markBranches(report) {
   }
 }
 
+/** The text of a record the package selected, or null. */
+export function selectedText(pkg, id) {
+  const item = arr(pkg?.selected).find((s) => s?.record?.id === id);
+  return typeof item?.record?.text === 'string' ? item.record.text : null;
+}
+
+/** Characters of record text shown on each side of a highlighted quote. */
+const QUOTE_CONTEXT = 160;
+
 /**
- * A report in words: the verdict, each claim and each branch; the exact report behind a
- * disclosure. Also the MCP Apps view of an okf_check_answer result (web/mcp-app.js).
+ * The quoted passage in its record: up to QUOTE_CONTEXT characters either side, the quote
+ * itself marked. `start` and `end` are the report's UTF-16 offsets, the units JavaScript
+ * strings index by; a text they do not fit is not shown rather than shown wrong.
  */
-export function answerReport(report, raw) {
+export function quotePassage(recordText, start, end) {
+  if (typeof recordText !== 'string' || !Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end < start || end > recordText.length) return null;
+  const from = Math.max(0, start - QUOTE_CONTEXT);
+  const to = Math.min(recordText.length, end + QUOTE_CONTEXT);
+  return el('blockquote', { class: 'quote-passage' },
+    from > 0 ? '…' : '', recordText.slice(from, start), el('mark', { class: 'quote', text: recordText.slice(start, end) }), recordText.slice(end, to), to < recordText.length ? '…' : '');
+}
+
+/** One citation in words; a found quote is shown marked in its record's text when `recordText` gives it. */
+function citationLine(citation, quote, recordText) {
+  if (!citation.ok) {
+    return el('div', { class: 'citation citation-bad', 'data-record': citation.record },
+      el('span', { class: 'badge unmet', text: citation.error }), ` ${citation.record}${citation.detail ? ` (${citation.detail})` : ''}`,
+      quote ? el('blockquote', { class: 'quote-passage quote-missing', text: quote }) : null);
+  }
+  const box = el('div', { class: 'citation citation-ok', 'data-record': citation.record },
+    el('span', { class: 'badge met', text: 'found' }), ` in ${citation.record}, characters ${citation.start}–${citation.end}`);
+  const show = (recordTextFound) => {
+    const passage = quotePassage(recordTextFound, citation.start, citation.end);
+    box.append(passage ?? el('blockquote', { class: 'quote-passage', text: quote ?? '' }));
+  };
+  const found = recordText ? recordText(citation.record) : null;
+  if (found && typeof found.then === 'function') {
+    const wait = el('p', { class: 'note', role: 'status', text: 'Reading the record…' });
+    box.append(wait);
+    found.then((t) => { wait.remove(); show(t); }, (e) => { wait.textContent = `The record could not be read: ${e?.message ?? e}`; });
+  } else if (found !== null || quote) {
+    show(found);
+  }
+  return box;
+}
+
+/**
+ * A report in words: the verdict, each claim (its text when the answer is given) with each
+ * citation found or not, the quote marked in its record; then each branch; the exact report
+ * behind a disclosure. Also the MCP Apps view of an okf_check_answer result (web/mcp-app.js).
+ * `context.answer` is the checked okf-grounded-answer.v1, `context.recordText(id)` a
+ * selected record's text (or a promise of it).
+ */
+export function answerReport(report, raw, context = {}) {
   const grounded = report.verdict === 'grounded';
   const codes = (list) => arr(list).join(', ');
+  const claimsGiven = new Map(arr(context.answer?.claims).map((c) => [c?.id, c]));
   return [
     el('p', { class: `badge ${grounded ? 'met' : 'unmet'}`, 'data-verdict': report.verdict, text: grounded ? 'Grounded' : `Not grounded: ${codes(report.errors)}` }),
-    el('ul', { id: 'answer-claims' }, arr(report.claims).map((c) => el('li', { 'data-claim': c.id }, el('strong', { text: `Claim ${c.id}: ` }),
-      text(arr(c.errors).length ? codes(c.errors) : 'every citation found'),
-      arr(c.citations).filter((x) => !x.ok).map((x) => el('div', { class: 'note', text: `${x.error}${x.detail ? ` (${x.detail})` : ''}: ${x.record}` }))))),
+    el('ul', { id: 'answer-claims' }, arr(report.claims).map((c) => {
+      const given = claimsGiven.get(c.id);
+      return el('li', { 'data-claim': c.id }, el('strong', { text: `Claim ${c.id}: ` }),
+        text(arr(c.errors).length ? codes(c.errors) : 'every citation found'),
+        typeof given?.text === 'string' ? el('p', { class: 'claim-text', text: given.text }) : null,
+        arr(c.citations).map((x, i) => citationLine(x, typeof given?.citations?.[i]?.quote === 'string' ? given.citations[i].quote : null, context.recordText)));
+    })),
     el('ul', { id: 'answer-branches' }, arr(report.requirements).map((r) => el('li', { 'data-requirement': r.id, 'data-covered': String(r.covered) },
       text(`${r.covered ? 'Covered' : 'Not covered'}: ${r.id}`)))),
     el('details', {}, el('summary', { text: 'The report as JSON' }), el('pre', { id: 'answer-report-json', text: raw })),
   ];
+}
+
+/** What an evidence status means, in words. */
+export function statusMeaning(status) {
+  return STATUS_MEANING[status] ?? 'Unknown status.';
 }
 
 function statusPanel(pkg, labels, handlers) {
@@ -319,7 +378,7 @@ function statusPanel(pkg, labels, handlers) {
     'section',
     { id: 'status', class: `status status-${status}`, 'data-status': status, 'aria-labelledby': 'status-heading' },
     el('h3', { id: 'status-heading' }, 'Evidence status: ', el('span', { class: 'status-word', text: status })),
-    el('p', { class: 'status-meaning', text: STATUS_MEANING[status] ?? 'Unknown status.' }),
+    el('p', { class: 'status-meaning', text: statusMeaning(status) }),
     missingSummary(pkg, labels, handlers?.reask) ?? nothingMissing(pkg),
     regimeLine(pkg),
     capturedLine(pkg),
@@ -880,7 +939,7 @@ export function evidenceSummary(pkg) {
     offScopeNotice(pkg),
     el('div', { class: `status status-${status}`, 'data-status': status },
       el('p', {}, el('strong', { text: 'Evidence status: ' }), el('span', { class: 'status-word', text: status })),
-      el('p', { class: 'status-meaning', text: STATUS_MEANING[status] ?? 'Unknown status.' }),
+      el('p', { class: 'status-meaning', text: statusMeaning(status) }),
       missingSummary(pkg, labels),
       regimeLine(pkg),
       capturedLine(pkg)),

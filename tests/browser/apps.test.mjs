@@ -4,7 +4,10 @@
 //     own (one renderer), an unmet branch shows its gap's reason, a record's exact text
 //     arrives through the app-only read in bounded slices, hostile text stays inert, links
 //     open only through the host, axe finds nothing serious (desktop and 390 px, light and
-//     dark). A client that does not declare the extension sees no trace of it.
+//     dark). The same view draws an okf_check_answer report (each found quote marked in its
+//     record) and an ask_okf_manifest catalogue (paged, and the whole package read in
+//     slices, through the app-only tools). A client that does not declare the extension sees
+//     no trace of it.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -170,7 +173,7 @@ test("on the hospital profile, each unmet branch in the view shows its gap's rea
   await page.close();
 });
 
-test("okf_check_answer's view shows each claim's verdict, as the page words it", async () => {
+test("okf_check_answer's view shows each claim's verdict and marks each found quote in its record", async () => {
   const { page, problems } = await freshPage(desktop);
   const asked = await client.callTool({ name: 'ask_okf', arguments: { bundle: 'okf-dwp', question: imprisonmentQuestion() } });
   const pkg = asked.structuredContent;
@@ -193,6 +196,61 @@ test("okf_check_answer's view shows each claim's verdict, as the page words it",
   assert.match(claims[0].text, /every citation found/);
   assert.doesNotMatch(claims[1].text, /every citation found/);
   assert.equal(await shown.frame.locator('[data-verdict]').getAttribute('data-verdict'), report.verdict);
+
+  // Each claim's own words, and the found quote marked in its record's text (read through the
+  // host by the record's id alone: the view was opened on the report, not on the package).
+  assert.equal(await shown.frame.locator('li[data-claim="c1"] .claim-text').textContent(), 'Quoted exactly.');
+  const mark = shown.frame.locator('li[data-claim="c1"] .citation-ok mark.quote');
+  await mark.waitFor();
+  const found = report.claims[0].citations[0];
+  assert.equal(await mark.textContent(), record.text.slice(found.start, found.end));
+  assert.equal(await mark.textContent(), answer.claims[0].citations[0].quote);
+  const passage = await shown.frame.locator('li[data-claim="c1"] blockquote.quote-passage').textContent();
+  assert.ok(record.text.startsWith(passage.replace(/…$/, '')), 'the quote is shown inside its own record text');
+  assert.ok(shown.calls.some((c) => c.name === 'okf_explain_context' && c.arguments.record_id === record.id));
+  // A quote not found is shown as the answer gave it, flagged, never marked.
+  assert.equal(await shown.frame.locator('li[data-claim="c2"] .citation-bad .badge').textContent(), 'quote_not_found');
+  assert.equal(await shown.frame.locator('li[data-claim="c2"] blockquote.quote-missing').textContent(), answer.claims[1].citations[0].quote);
+  assert.equal(await shown.frame.locator('li[data-claim="c2"] mark').count(), 0);
+  assert.deepEqual(await seriousViolations(await viewFrame(page)), []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("ask_okf_manifest's view pages the catalogue and reads the whole package through the app-only tools", async () => {
+  const { page, problems } = await freshPage(phone);
+  const args = { bundle: 'okf-dwp', question: imprisonmentQuestion(), delivery_bytes: 16384 };
+  const shown = await showTool({ client, page, hostServer, name: 'ask_okf_manifest', args, theme: 'dark' });
+  const first = shown.result.structuredContent;
+  assert.equal(first.schema, 'okf-context-manifest.v1');
+  assert.equal(typeof first.delivery.next_offset, 'number', 'the DWP catalogue takes more than one page at 16 KiB');
+  const listed = shown.frame.locator('#catalogue-records li');
+  await listed.first().waitFor();
+  assert.equal(await listed.count(), first.records.length);
+  assert.equal(await shown.frame.locator('#status').getAttribute('data-status'), first.evidence_status);
+  assert.equal(await shown.frame.locator('[data-count="selected_records"] dd').textContent(), String(first.summary.selected_records));
+
+  // The next page comes through the app-only okf_view_catalogue, from where the first ended.
+  await shown.frame.locator('#next-records').click();
+  await expectSoon(() => shown.calls.some((c) => c.name === 'okf_view_catalogue'));
+  const pageCall = shown.calls.find((c) => c.name === 'okf_view_catalogue');
+  assert.equal(pageCall.arguments.offset, first.delivery.next_offset);
+  assert.equal(pageCall.arguments.context_id, first.context_id);
+  const second = await client.callTool({ name: 'ask_okf_manifest', arguments: { ...args, context_id: first.context_id, offset: first.delivery.next_offset } });
+  const ids = [...first.records, ...second.structuredContent.records].map((r) => r.id);
+  await shown.frame.locator(`#catalogue-records li:nth-child(${ids.length})`).waitFor();
+  assert.deepEqual(await listed.evaluateAll((lis) => lis.map((li) => li.dataset.id)), ids);
+
+  // The branch table, what is missing and every record: the package read in bounded slices.
+  await shown.frame.locator('#open-package').click();
+  await shown.frame.locator('#requirements-table tbody tr').first().waitFor();
+  const asked = (await client.callTool({ name: 'ask_okf', arguments: { bundle: args.bundle, question: args.question } })).structuredContent;
+  const rows = await rowsOf(shown.frame);
+  assert.deepEqual(rows.map((r) => r.id), asked.requirements.map((r) => r.id));
+  const slices = shown.calls.filter((c) => c.name === 'okf_view_read_evidence' && c.arguments.section === 'package');
+  assert.ok(slices.length > 1, `the package came in ${slices.length} slices`);
+  assert.ok(slices.every((c) => c.arguments.context_id === first.context_id));
+  assert.equal(await shown.frame.locator('#context-id').textContent(), first.context_id);
   assert.deepEqual(await seriousViolations(await viewFrame(page)), []);
   assert.deepEqual(problems, []);
   await page.close();
@@ -217,12 +275,13 @@ test('a client that does not declare the extension gets no view, no resources an
   const apps = await client.listTools();
   const { tools } = await plain.listTools();
   for (const t of tools) assert.equal(t._meta?.ui, undefined, t.name);
-  // The app-only read is listed (for the view, hidden from the model) only with the extension.
-  const appOnly = apps.tools.filter((t) => t.name === 'okf_view_read_evidence');
-  assert.deepEqual(appOnly.map((t) => t._meta.ui.visibility), [['app']]);
-  assert.ok(!tools.some((t) => t.name === 'okf_view_read_evidence'));
+  // The app-only tools are listed (for the view, hidden from the model) only with the extension.
+  const APP_ONLY = ['okf_view_read_evidence', 'okf_view_catalogue'];
+  const appOnly = apps.tools.filter((t) => APP_ONLY.includes(t.name));
+  assert.deepEqual(appOnly.map((t) => [t.name, t._meta.ui.visibility]), APP_ONLY.map((n) => [n, ['app']]));
+  assert.ok(!tools.some((t) => APP_ONLY.includes(t.name)));
   const stripped = apps.tools
-    .filter((t) => t.name !== 'okf_view_read_evidence')
+    .filter((t) => !APP_ONLY.includes(t.name))
     .map((t) => {
       const { ui, ...meta } = t._meta ?? {};
       return { ...t, _meta: meta };

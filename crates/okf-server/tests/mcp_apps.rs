@@ -155,8 +155,10 @@ async fn a_client_declaring_the_extension_gets_the_package_view() {
     for tool in list["result"]["tools"].as_array().unwrap() {
         let uri = &tool["_meta"]["ui"]["resourceUri"];
         match tool["name"].as_str().unwrap() {
-            "ask_okf" | "okf_get_context" | "okf_check_answer" => assert_eq!(uri, VIEW),
-            "okf_view_read_evidence" => {
+            "ask_okf" | "okf_get_context" | "ask_okf_manifest" | "okf_check_answer" => {
+                assert_eq!(uri, VIEW)
+            }
+            "okf_view_read_evidence" | "okf_view_catalogue" => {
                 assert_eq!(tool["_meta"]["ui"]["visibility"], json!(["app"]));
             }
             name => assert!(uri.is_null(), "{name}"),
@@ -208,4 +210,51 @@ async fn ask_okf_returns_the_same_result_with_or_without_the_extension() {
     };
     assert!(parse(&plain)["result"]["structuredContent"]["context_id"].is_string());
     assert_eq!(without_receipt(&plain), without_receipt(&apps));
+}
+
+#[tokio::test]
+async fn app_only_tools_run_their_model_tool_for_clients_declaring_the_extension_only() {
+    let app = router(service(), HttpConfig::loopback(80));
+    let question = json!({"bundle": "example", "question": "How do I borrow books?"});
+    let first = parse(
+        &post(
+            &app,
+            "tools/call",
+            json!({"name": "ask_okf_manifest", "arguments": question.clone()}),
+            Some(ui()),
+        )
+        .await,
+    );
+    let mut args = question;
+    args["context_id"] = first["result"]["structuredContent"]["context_id"].clone();
+    args["offset"] = json!(1);
+    let call = |name: &str| json!({"name": name, "arguments": args.clone()});
+    let without_receipt = |bytes: &[u8]| {
+        let mut value = parse(bytes);
+        value["result"].as_object_mut().map(|r| r.remove("_meta"));
+        value
+    };
+    let model =
+        without_receipt(&post(&app, "tools/call", call("ask_okf_manifest"), Some(ui())).await);
+    assert_eq!(
+        model["result"]["structuredContent"]["schema"], "okf-context-manifest.v1",
+        "{model}"
+    );
+    assert_eq!(
+        model["result"]["structuredContent"]["delivery"]["offset"],
+        1
+    );
+    let app_page =
+        without_receipt(&post(&app, "tools/call", call("okf_view_catalogue"), Some(ui())).await);
+    assert_eq!(app_page, model, "the app-only name runs the same tool");
+    for capabilities in [None, Some(json!({}))] {
+        let refused =
+            parse(&post(&app, "tools/call", call("okf_view_catalogue"), capabilities).await);
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("unknown tool")),
+            "{refused}"
+        );
+    }
 }

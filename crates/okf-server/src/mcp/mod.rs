@@ -289,14 +289,11 @@ impl ServerHandler for OkfMcp {
                 || "http://127.0.0.1".to_owned(),
                 |host| format!("http://{host}"),
             );
-        // The view's app-only read is read_okf_evidence under its own name, for clients that
-        // declare the extension only.
-        let app_read =
-            name == apps::VIEW_READ_TOOL && apps::declared(context.client_capabilities().as_ref());
-        let name = if app_read {
-            apps::VIEW_READ_RUNS.to_owned()
-        } else {
-            name
+        // The view's app-only tools are model tools under names of their own, for clients
+        // that declare the extension only.
+        let name = match apps::runs(&name) {
+            Some(runs) if apps::declared(context.client_capabilities().as_ref()) => runs.to_owned(),
+            _ => name,
         };
         // An unknown tool is a protocol error (MCP tools: "Error Handling"), not a tool result.
         if !self.tools(&caller).iter().any(|t| t.name == name) {
