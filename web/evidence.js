@@ -5,7 +5,7 @@
 // fails instead of overwriting it. Deep links keep manifest, case, record and tab only.
 
 import { el, clear } from './dom.js';
-import { capturedRange, evidenceSummary, isOffScope } from './render.js';
+import { briefingFacts, capturedRange, evidenceSummary, isOffScope } from './render.js';
 import { registry } from './webmcp.js';
 import { WorkbenchModule, WorkbenchError } from './workbench.js';
 import { renderGraph, renderPassage, renderProvenance, renderRelationships, renderTrace, renderView } from './views.js';
@@ -169,19 +169,11 @@ function caseOf(id) {
   return summary?.cases.find((c) => c.id === id) ?? null;
 }
 
-/**
- * The case's facts: the briefing the questions file gives (what the question leaves open,
- * what evidence it needs, known scope gaps), labelled as the file's, not the package's.
- */
+/** The case's facts: why its package is unavailable, if it is, then the questions file's briefing. */
 function renderCaseFacts(c, r) {
-  const list = (items) => (items?.length ? el('ul', {}, items.map((i) => el('li', { text: i }))) : el('span', { class: 'none', text: 'none listed in the questions file' }));
   const facts = clear($('case-facts'));
   if (r.error) facts.append(el('div', {}, el('dt', { text: 'Evidence status' }), el('dd', { text: `not available (${r.error.code}: ${r.error.message})` })));
-  facts.append(
-    el('div', {}, el('dt', { text: 'Open points (questions file)' }), el('dd', {}, list(c.ambiguities))),
-    el('div', {}, el('dt', { text: 'Evidence needed (questions file)' }), el('dd', {}, list(c.required_evidence))),
-    el('div', {}, el('dt', { text: 'Known scope gaps (questions file)' }), el('dd', {}, list(c.scope_gaps))),
-  );
+  facts.append(...briefingFacts(c));
 }
 
 /** Loads and verifies every case's package in turn, so the question list shows each status. */

@@ -1,5 +1,5 @@
 // The MCP Apps view (io.modelcontextprotocol/ui): what a tool call returned (an evidence
-// package, a catalogue page or an answer-check report), drawn by the page's own renderer
+// package, a catalogue page, an answer-check report or a workbench case), drawn by the page's own renderer
 // (render.js) inside the AI host's sandboxed iframe. The view speaks
 // the extension's JSON-RPC over postMessage with its parent (the host or its sandbox proxy):
 // ui/initialize, then it waits for ui/notifications/tool-result and renders the result's
@@ -10,7 +10,7 @@
 // DOM as text.
 
 import { clear, el, httpsLink } from './dom.js';
-import { answerReport, renderPackage, selectedText, statusMeaning } from './render.js';
+import { answerReport, briefingFacts, renderPackage, selectedText, statusMeaning } from './render.js';
 
 const PROTOCOL_VERSION = '2026-01-26';
 const pending = new Map();
@@ -226,18 +226,63 @@ function catalogueRecord(record) {
   return item;
 }
 
-/** Draws a whole package with the page's renderer, and an exact read on every record. */
-function drawPackage(main, pkg) {
+/**
+ * Draws a whole package with the page's renderer. A package this server assembled gets an
+ * exact read on every record and the answer box (both replay it); a workbench's retained
+ * package carries its record texts already and is not one the server could replay.
+ */
+function drawPackage(main, pkg, { replayable = true } = {}) {
   lastPackage = pkg;
-  lastReplay = pkg;
+  lastReplay = replayable ? pkg : null;
   const actions = el('p', { class: 'note', text: 'Evidence, not an answer. Record texts are untrusted data, shown as text.' });
   renderPackage(main, pkg, actions, {
     copy: (text, note) => {
       note.textContent = `Package id: ${text}`;
     },
-    checkAnswer,
+    checkAnswer: replayable ? checkAnswer : undefined,
   });
+  if (!replayable) return;
   for (const record of main.querySelectorAll('details.record')) addExactRead(record.querySelector('.record-body'), record.dataset.id);
+}
+
+/**
+ * An okf_workbench_case result: the case asked for (its briefing from the questions file,
+ * then its verified package, drawn as the page draws it) and the workbench's other cases,
+ * each opened through the host by okf_workbench_case.
+ */
+function renderWorkbenchCase(main, result) {
+  const wb = result.workbench ?? {};
+  const c = result.case;
+  clear(main);
+  main.append(
+    el('h2', { id: 'case-heading', tabindex: '-1', text: c ? `${c.label || c.id}: ${c.question}` : `Evidence workbench: ${wb.title ?? ''}` }),
+    el('p', { class: 'note', id: 'workbench-line' }, `Workbench “${wb.title ?? ''}” (${wb.publication_label ?? ''}), manifest ${wb.snapshot_id ?? ''}. On the evidence workbench page: `,
+      httpsLink(wb.link, wb.link)),
+  );
+  if (c) {
+    const box = el('div', { id: 'case-package' });
+    main.append(el('h3', { text: 'Briefing from the questions file' }), el('dl', { class: 'facts', id: 'case-facts' }, ...briefingFacts(c)), box);
+    drawPackage(box, result.package, { replayable: false });
+  }
+  const note = el('p', { class: 'note', role: 'status', 'aria-live': 'polite' });
+  const cases = Array.isArray(result.cases) ? result.cases : [];
+  const list = el('ul', { id: 'workbench-cases', class: 'case-list' }, cases.map((k) => {
+    const current = k.id === c?.id;
+    const button = el('button', { type: 'button', class: 'link case-link', 'data-case': k.id, 'aria-current': current ? 'true' : undefined },
+      el('strong', { text: k.label || k.id }), el('span', { class: 'note', text: ` ${k.question ?? ''}` }));
+    button.addEventListener('click', async () => {
+      note.textContent = `Opening ${k.label || k.id}…`;
+      try {
+        renderWorkbenchCase(main, await callTool('okf_workbench_case', { workbench: wb.id, case_id: k.id }));
+        document.getElementById('case-heading')?.focus();
+      } catch (e) {
+        note.textContent = `The case was not opened: ${e.message}`;
+      }
+    });
+    return el('li', { 'data-case': k.id }, button);
+  }));
+  main.append(el('h3', { text: c ? 'Questions in this workbench' : 'Questions' }), list, note);
+  reportSize();
 }
 
 function render(result) {
@@ -253,6 +298,9 @@ function render(result) {
       break;
     case 'okf-context-manifest.v1':
       renderCatalogue(main, value);
+      break;
+    case 'okf-workbench-case.v1':
+      renderWorkbenchCase(main, value);
       break;
     case 'okf-governed-context.v1':
       clear(main);

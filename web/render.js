@@ -932,6 +932,20 @@ function labelsOf(pkg) {
  * bundle does not cover (off scope), the status and why it is not sufficient, the regime and
  * capture dates, then the branch table. The same blocks as the Ask page's result.
  */
+/**
+ * A workbench case's briefing as its questions file gives it (what the question leaves open,
+ * what evidence it needs, known scope gaps), each labelled as the file's, not the package's:
+ * the rows of a `dl`, for the workbench page and the MCP Apps view alike.
+ */
+export function briefingFacts(c) {
+  const list = (items) => (arr(items).length ? el('ul', {}, arr(items).map((i) => el('li', { text: i }))) : el('span', { class: 'none', text: 'none listed in the questions file' }));
+  return [
+    el('div', {}, el('dt', { text: 'Open points (questions file)' }), el('dd', {}, list(c?.ambiguities))),
+    el('div', {}, el('dt', { text: 'Evidence needed (questions file)' }), el('dd', {}, list(c?.required_evidence))),
+    el('div', {}, el('dt', { text: 'Known scope gaps (questions file)' }), el('dd', {}, list(c?.scope_gaps))),
+  ];
+}
+
 export function evidenceSummary(pkg) {
   const labels = labelsOf(pkg);
   const status = String(pkg.evidence_status);

@@ -6,15 +6,16 @@
 //     open only through the host, axe finds nothing serious (desktop and 390 px, light and
 //     dark). The same view draws an okf_check_answer report (each found quote marked in its
 //     record) and an ask_okf_manifest catalogue (paged, and the whole package read in
-//     slices, through the app-only tools). A client that does not declare the extension sees
-//     no trace of it.
+//     slices, through the app-only tools) and an okf_workbench_case result (a case's briefing
+//     and verified package, the other cases opened through the host). A client that does
+//     not declare the extension sees no trace of it.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { DWP_INDEX, DWP_SHA, DWP_TITLE, DWP_URL, askThroughForm, imprisonmentQuestion, launch, okfBin, openPage, repoRoot, seriousViolations, sha256Hex, shared, startServer, tempDir } from './harness.mjs';
+import { DWP_INDEX, DWP_SHA, DWP_TITLE, DWP_URL, askThroughForm, buildDwpWorkbench, imprisonmentQuestion, launch, okfBin, openPage, repoRoot, seriousViolations, sha256Hex, shared, startServer, tempDir, workbenchEntry } from './harness.mjs';
 import { connect, showTool, startHostServer, viewFrame } from './apps-host.mjs';
 
 const PAYLOAD = 'Members may borrow 12 books. <script>parent.__pwned=1</script><img src=x onerror="parent.__pwned=2">';
@@ -27,9 +28,11 @@ let hostServer;
 let desktop;
 let phone;
 let client;
+let workbench;
 
 before(async () => {
   dir = tempDir('apps');
+  workbench = buildDwpWorkbench(dir);
   const hospital = path.join(dir, 'hospital.json');
   execFileSync(okfBin, ['build', path.join(repoRoot, 'profiles/dwp-hospital'), '--sources', shared('dwp/source'), '--out', hospital], { stdio: 'pipe' });
   const index = JSON.parse(readFileSync(path.join(repoRoot, 'crates/okf/example/index.json'), 'utf8'));
@@ -44,7 +47,8 @@ before(async () => {
     `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\ntitle = "${DWP_TITLE}"\n\n` +
       `[[bundle]]\nid = "dwp-hospital"\nindex = ${JSON.stringify(hospital)}\nsha256 = "${sha256Hex(readFileSync(hospital))}"\n` +
       `index_url = "https://example.invalid/ask-okf/dwp-hospital/index.json"\npackage_profile = "regimes"\n\n` +
-      `[[bundle]]\nid = "hostile"\nindex = "hostile.json"\nsha256 = "${sha256Hex(hostile)}"\nindex_url = "https://example.org/okf-example/hostile/index.json"\n`,
+      `[[bundle]]\nid = "hostile"\nindex = "hostile.json"\nsha256 = "${sha256Hex(hostile)}"\nindex_url = "https://example.org/okf-example/hostile/index.json"\n` +
+      workbenchEntry('dwp-test', workbench.manifest),
   );
   server = await startServer(['--registry', registry]);
   hostServer = await startHostServer();
@@ -231,18 +235,19 @@ test("ask_okf_manifest's view pages the catalogue and reads the whole package th
   assert.equal(await shown.frame.locator('[data-count="selected_records"] dd').textContent(), String(first.summary.selected_records));
 
   // The next page comes through the app-only okf_view_catalogue, from where the first ended.
-  await shown.frame.locator('#next-records').click();
-  await expectSoon(() => shown.calls.some((c) => c.name === 'okf_view_catalogue'));
-  const pageCall = shown.calls.find((c) => c.name === 'okf_view_catalogue');
-  assert.equal(pageCall.arguments.offset, first.delivery.next_offset);
-  assert.equal(pageCall.arguments.context_id, first.context_id);
+  // A click event on the button itself: the frame is resized as the view reports its height,
+  // so a click at screen coordinates may land beside it.
+  await shown.frame.locator('#next-records').dispatchEvent('click');
   const second = await client.callTool({ name: 'ask_okf_manifest', arguments: { ...args, context_id: first.context_id, offset: first.delivery.next_offset } });
   const ids = [...first.records, ...second.structuredContent.records].map((r) => r.id);
   await shown.frame.locator(`#catalogue-records li:nth-child(${ids.length})`).waitFor();
   assert.deepEqual(await listed.evaluateAll((lis) => lis.map((li) => li.dataset.id)), ids);
+  const pageCall = shown.calls.find((c) => c.name === 'okf_view_catalogue');
+  assert.equal(pageCall.arguments.offset, first.delivery.next_offset);
+  assert.equal(pageCall.arguments.context_id, first.context_id);
 
   // The branch table, what is missing and every record: the package read in bounded slices.
-  await shown.frame.locator('#open-package').click();
+  await shown.frame.locator('#open-package').dispatchEvent('click');
   await shown.frame.locator('#requirements-table tbody tr').first().waitFor();
   const asked = (await client.callTool({ name: 'ask_okf', arguments: { bundle: args.bundle, question: args.question } })).structuredContent;
   const rows = await rowsOf(shown.frame);
@@ -251,6 +256,45 @@ test("ask_okf_manifest's view pages the catalogue and reads the whole package th
   assert.ok(slices.length > 1, `the package came in ${slices.length} slices`);
   assert.ok(slices.every((c) => c.arguments.context_id === first.context_id));
   assert.equal(await shown.frame.locator('#context-id').textContent(), first.context_id);
+  assert.deepEqual(await seriousViolations(await viewFrame(page)), []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("okf_workbench_case's view shows a case's briefing and branch table, and opens another case through the host (390 px)", async () => {
+  const { page, problems } = await freshPage(phone);
+  const shown = await showTool({ client, page, hostServer, name: 'okf_workbench_case', args: { workbench: 'dwp-test', case_id: 'imprisonment' } });
+  const result = shown.result.structuredContent;
+  assert.equal(result.schema, 'okf-workbench-case.v1');
+  assert.deepEqual(result.cases.map((c) => c.id), workbench.questions.map((q) => q.id));
+  const pkg = result.package;
+  assert.equal(pkg.question, imprisonmentQuestion());
+  // The retained package selects what the server selects for the same question over the same
+  // index (its binding names the file the workbench was built from, so its context_id differs).
+  const asked = (await client.callTool({ name: 'ask_okf', arguments: { bundle: 'okf-dwp', question: imprisonmentQuestion() } })).structuredContent;
+  assert.deepEqual(pkg.selected.map((s) => s.record.id), asked.selected.map((s) => s.record.id));
+  assert.deepEqual(pkg.requirements, asked.requirements);
+
+  await shown.frame.locator('#requirements-table tbody tr').first().waitFor();
+  const rows = await rowsOf(shown.frame);
+  assert.deepEqual(rows.map((r) => r.id), pkg.requirements.map((r) => r.id));
+  for (const row of rows) assert.match(row.text, /\d{5}/, `${row.id} names its DMG paragraphs`);
+  assert.equal(await shown.frame.locator('#status').getAttribute('data-status'), pkg.evidence_status);
+  // The questions file gave this case no briefing: said as the file's, not as the package's.
+  assert.equal(await shown.frame.locator('#case-facts .none').count(), 3);
+  // A workbench's retained package is not replayed: no answer box, no replaying reads.
+  assert.equal(await shown.frame.locator('#answer-box').count(), 0);
+  assert.equal(await shown.frame.locator('button.read-exact').count(), 0);
+
+  // Another case, opened through the host with okf_workbench_case: its briefing, its package.
+  const other = workbench.questions[0];
+  await shown.frame.locator(`#workbench-cases button[data-case="${other.id}"]`).dispatchEvent('click');
+  await shown.frame.locator('#case-heading', { hasText: other.question }).waitFor();
+  assert.ok(shown.calls.some((c) => c.name === 'okf_workbench_case' && c.arguments.case_id === other.id));
+  const briefing = await shown.frame.locator('#case-facts dd').evaluateAll((dds) => dds.map((dd) => [...dd.querySelectorAll('li')].map((li) => li.textContent)));
+  assert.deepEqual(briefing, [other.ambiguities ?? [], other.required_evidence ?? [], other.scope_gaps ?? []]);
+  assert.equal(await shown.frame.locator('#workbench-cases button[aria-current="true"]').getAttribute('data-case'), other.id);
+  await shown.frame.locator('#status').waitFor();
   assert.deepEqual(await seriousViolations(await viewFrame(page)), []);
   assert.deepEqual(problems, []);
   await page.close();

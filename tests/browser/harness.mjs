@@ -265,10 +265,10 @@ export function expectedGraph(pkg) {
 
 /**
  * Builds a small DWP evidence workbench with `okf workbench build` (the first three DWP staff
- * questions with their briefs, and the imprisonment question) under `dir/wb`, and writes a
- * registry serving it as `dwp-test` beside the DWP bundle. Returns `{registry, manifest}`.
+ * questions with their briefs, and the imprisonment question) under `dir/wb`. Returns the
+ * manifest's path and the questions it was built from.
  */
-export function dwpWorkbench(dir) {
+export function buildDwpWorkbench(dir) {
   const staff = JSON.parse(readFileSync(shared('dwp/evaluation/evidence-workbench/manifest.json'), 'utf8'));
   const questions = staff.questions.slice(0, 3).map((q) => ({
     id: q.id,
@@ -283,9 +283,20 @@ export function dwpWorkbench(dir) {
   writeFileSync(file, JSON.stringify({ title: 'DWP questions over the DMG index', publication: staff.publication, questions }));
   const out = path.join(dir, 'wb');
   execFileSync(okfBin, ['workbench', 'build', '--index', DWP_INDEX, '--questions', file, '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const manifest = path.join(out, 'manifest.json');
+  return { manifest: path.join(out, 'manifest.json'), questions };
+}
+
+/** The `[[workbench]]` entry of a registry serving `manifest` as `id`. */
+export const workbenchEntry = (id, manifest) => `\n[[workbench]]\nid = "${id}"\nmanifest = ${JSON.stringify(manifest)}\n`;
+
+/**
+ * The workbench of {@link buildDwpWorkbench}, served as `dwp-test` by a registry beside the
+ * DWP bundle. Returns `{registry, manifest}`.
+ */
+export function dwpWorkbench(dir) {
+  const { manifest } = buildDwpWorkbench(dir);
   const registry = dwpRegistry(dir);
-  writeFileSync(registry, `${readFileSync(registry, 'utf8')}\n[[workbench]]\nid = "dwp-test"\nmanifest = ${JSON.stringify(manifest)}\n`);
+  writeFileSync(registry, `${readFileSync(registry, 'utf8')}${workbenchEntry('dwp-test', manifest)}`);
   return { registry, manifest };
 }
 

@@ -359,6 +359,17 @@ pub struct ExplainArgs {
     pub record_id: Option<String>,
 }
 
+/// Arguments of `okf_workbench_case`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkbenchCaseArgs {
+    /// The workbench's logical id.
+    pub workbench: String,
+    /// The case to open; absent (or `null`): the list of cases only.
+    #[serde(default)]
+    pub case_id: Option<String>,
+}
+
 /// Arguments of `search` (ChatGPT's search and fetch pair).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -4,7 +4,7 @@ use crate::format::{DATE_PATTERN, LOGICAL_ID_PATTERN, NOT_BLANK_PATTERN};
 use serde_json::{Map, Value, json};
 
 /// Schema files served under `/schemas/<name>`, embedded at build time.
-pub const FILES: [(&str, &str); 10] = [
+pub const FILES: [(&str, &str); 11] = [
     (
         "package.schema.json",
         include_str!("../../../schemas/package.schema.json"),
@@ -44,6 +44,10 @@ pub const FILES: [(&str, &str); 10] = [
     (
         "answer-check.schema.json",
         include_str!("../../../schemas/answer-check.schema.json"),
+    ),
+    (
+        "workbench-case.schema.json",
+        include_str!("../../../schemas/workbench-case.schema.json"),
     ),
 ];
 
@@ -203,6 +207,11 @@ pub fn read() -> Value {
 /// The answer check report schema, used as `okf_check_answer`'s `outputSchema`.
 pub fn answer_check() -> Value {
     parsed("answer-check.schema.json")
+}
+
+/// The workbench case schema, used as `okf_workbench_case`'s `outputSchema`.
+pub fn workbench_case() -> Value {
+    parsed("workbench-case.schema.json")
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use crate::refusal::Refusal;
 use okf_corpus::source::DirSource;
 use okf_corpus::{CorpusSource, SourceError};
 use okf_workbench::manifest::{self, MAX_MANIFEST_BYTES, MAX_PACKAGE_BYTES, MAX_PART_BYTES};
+use okf_workbench::package::Undisclosable;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -50,6 +51,8 @@ pub struct Workbench {
     pub questions: usize,
     /// The manifest bytes as admitted; served from memory, whatever happens to the file.
     manifest: bytes::Bytes,
+    /// The admitted manifest, for the cases the MCP tool opens.
+    admitted: Arc<manifest::Manifest>,
     /// Confined reads under the manifest's directory (the real path must stay inside it).
     source: DirSource,
     /// Package and part paths (decoded) with what the manifest declares about them.
@@ -145,7 +148,7 @@ fn admit(path: &Path) -> Result<Workbench, Refusal> {
             },
             SourceError::Other(why) => unreadable(why),
         })?;
-    let m = manifest::admit(&bytes).map_err(|e| Refusal::Invalid(e.to_string()))?;
+    let m = Arc::new(manifest::admit(&bytes).map_err(|e| Refusal::Invalid(e.to_string()))?);
     let mut files = BTreeMap::new();
     for case in &m.cases {
         let package = Declared {
@@ -164,10 +167,11 @@ fn admit(path: &Path) -> Result<Workbench, Refusal> {
         }
     }
     Ok(Workbench {
-        snapshot_id: m.snapshot_id,
-        title: m.title,
+        snapshot_id: m.snapshot_id.clone(),
+        title: m.title.clone(),
         questions: m.cases.len(),
         manifest: bytes.into(),
+        admitted: m,
         source,
         files,
         failure: Arc::default(),
@@ -263,4 +267,126 @@ pub fn listing(entries: &BTreeMap<String, WorkbenchEntry>) -> Value {
         })
         .collect();
     json!({"workbenches": list})
+}
+
+/// The schema of an `okf_workbench_case` result.
+pub const CASE_SCHEMA: &str = "okf-workbench-case.v1";
+
+/// Why a workbench case cannot be shown, with the field at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct CaseError {
+    /// Stable error code.
+    pub code: &'static str,
+    /// The argument at fault.
+    pub field: &'static str,
+    /// What went wrong, in words.
+    pub message: String,
+}
+
+/// Reads a workbench's listed files for [`okf_workbench::package::load_public_package`]
+/// through [`read_file`]: confined, and verified against the admitted manifest.
+struct VerifiedFiles<'a> {
+    entries: &'a BTreeMap<String, WorkbenchEntry>,
+    id: &'a str,
+    /// Set when a file was present but failed verification (an integrity failure, not an
+    /// absence, although the loader port can only say why in words).
+    unverified: std::cell::Cell<bool>,
+}
+
+impl okf_workbench::ports::Loader for VerifiedFiles<'_> {
+    fn load(&self, url: &str, _cap: usize) -> Result<Vec<u8>, String> {
+        // read_file applies the cap the manifest's file kind has.
+        let path = manifest::decode_path(url)?;
+        read_file(self.entries, self.id, &path)
+            .map(|bytes| bytes.to_vec())
+            .map_err(|e| match e {
+                FileError::NotListed(m) | FileError::Absent(m) => m,
+                FileError::Unverified(m) => {
+                    self.unverified.set(true);
+                    m
+                }
+            })
+    }
+}
+
+/// An `okf-workbench-case.v1` result: the workbench, its cases, and with `case_id` that case's
+/// questions-file briefing and its verified, public package (at most the package byte limit,
+/// so the result stays within what hosts accept), and the link to the same case on this
+/// server's workbench page at `origin`.
+pub fn case_view(
+    entries: &BTreeMap<String, WorkbenchEntry>,
+    id: &str,
+    case_id: Option<&str>,
+    origin: &str,
+) -> Result<Value, CaseError> {
+    let wb = entries
+        .get(id)
+        .and_then(|e| e.state.as_ref().ok())
+        .ok_or_else(|| CaseError {
+            code: "unknown_workbench",
+            field: "workbench",
+            message: format!("no admitted workbench {id:?}"),
+        })?;
+    let m = &wb.admitted;
+    let cases: Vec<Value> = m
+        .cases
+        .iter()
+        .map(|c| json!({"id": c.id, "label": c.label, "question": c.question}))
+        .collect();
+    let (case, package) = match case_id {
+        None => (Value::Null, Value::Null),
+        Some(case_id) => {
+            let case = m.case(case_id).ok_or_else(|| CaseError {
+                code: "unknown_case",
+                field: "case_id",
+                message: format!("{case_id:?} is not a case of workbench {id:?}"),
+            })?;
+            let loader = VerifiedFiles {
+                entries,
+                id,
+                unverified: std::cell::Cell::new(false),
+            };
+            let package =
+                okf_workbench::package::load_public_package(case, &loader).map_err(|e| {
+                    CaseError {
+                        code: match e {
+                            Undisclosable::Unavailable(_) if loader.unverified.get() => {
+                                okf_workbench::package::PACKAGE_INTEGRITY
+                            }
+                            _ => e.code(),
+                        },
+                        field: "case_id",
+                        message: e.message(case_id),
+                    }
+                })?;
+            let briefing = json!({
+                "id": case.id,
+                "label": case.label,
+                "question": case.question,
+                "ambiguities": case.ambiguities,
+                "required_evidence": case.required_evidence,
+                "scope_gaps": case.scope_gaps,
+                "package_sha256": case.package.sha256,
+            });
+            (briefing, package)
+        }
+    };
+    Ok(json!({
+        "schema": CASE_SCHEMA,
+        "workbench": {
+            "id": id,
+            "title": m.title,
+            "publication_label": m.publication_label,
+            "snapshot_id": m.snapshot_id,
+            // Workbench and case ids are [a-z0-9._-] (admission rules): nothing to escape.
+            "link": match case_id {
+                Some(case_id) => format!("{origin}/evidence/?manifest={id}&case={case_id}"),
+                None => format!("{origin}/evidence/?manifest={id}"),
+            },
+        },
+        "cases": cases,
+        "case": case,
+        "package": package,
+    }))
 }

@@ -18,6 +18,10 @@ pub const MAX_PACKAGE_BYTES: usize = okf_delivery::MAX_PACKAGE_BYTES;
 pub const MAX_PART_BYTES: usize = okf_delivery::PART_BYTES as usize;
 /// Most parts per package.
 pub const MAX_PARTS: usize = 128;
+/// What a case id must match (an ECMA-262 `u` regex too: schemas state it).
+pub const CASE_ID_PATTERN: &str = "^[a-z0-9][a-z0-9._-]*$";
+/// Longest case id, in UTF-16 code units.
+pub const MAX_CASE_ID_CHARS: usize = 100;
 /// Largest sum of part sizes per package.
 pub const MAX_PARTS_TOTAL: u64 = 4_194_304;
 
@@ -231,6 +235,7 @@ fn text(
     Ok(s.to_owned())
 }
 
+/// Whether `s` matches [`CASE_ID_PATTERN`] (the rule for case, model and input ids).
 fn id_like(s: &str) -> bool {
     let mut bytes = s.bytes();
     matches!(bytes.next(), Some(b) if b.is_ascii_lowercase() || b.is_ascii_digit())
@@ -507,11 +512,11 @@ pub fn admit(bytes: &[u8]) -> Result<Manifest, WorkbenchError> {
         let obj = q
             .as_object()
             .ok_or_else(|| err(&field, "must be an object"))?;
-        let id = text(obj, "id", &field, 100, false)?;
+        let id = text(obj, "id", &field, MAX_CASE_ID_CHARS, false)?;
         if !id_like(&id) {
             return Err(err(
                 &format!("{field}.id"),
-                "must match ^[a-z0-9][a-z0-9._-]*$",
+                format!("must match {CASE_ID_PATTERN}"),
             ));
         }
         if cases.iter().any(|c| c.id == id) {

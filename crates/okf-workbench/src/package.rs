@@ -270,6 +270,62 @@ fn check_listed(p: &Value) -> Result<(), WorkbenchError> {
     Ok(())
 }
 
+/// The code of a package that cannot be loaded.
+pub const PACKAGE_UNAVAILABLE: &str = "package_unavailable";
+/// The code of a package or file that failed verification.
+pub const PACKAGE_INTEGRITY: &str = "package_integrity";
+/// The code of a package holding non-public evidence.
+pub const RESTRICTED_EVIDENCE: &str = "restricted_evidence";
+
+/// Why a case's package may not be shown: it cannot be loaded, it failed verification, or it
+/// holds non-public evidence (the public-scope gate).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Undisclosable {
+    /// A listed file could not be loaded ([`WorkbenchError::Unavailable`]).
+    Unavailable(WorkbenchError),
+    /// A file or the package failed verification.
+    Integrity(WorkbenchError),
+    /// A selected record is not `access: public`, so nothing from the package is disclosed.
+    Restricted,
+}
+
+impl Undisclosable {
+    /// The stable error code every adapter reports.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Undisclosable::Unavailable(_) => PACKAGE_UNAVAILABLE,
+            Undisclosable::Integrity(_) => PACKAGE_INTEGRITY,
+            Undisclosable::Restricted => RESTRICTED_EVIDENCE,
+        }
+    }
+
+    /// What went wrong for `case_id`, in words.
+    pub fn message(&self, case_id: &str) -> String {
+        match self {
+            Undisclosable::Unavailable(e) | Undisclosable::Integrity(e) => {
+                format!("case {case_id}: {e}")
+            }
+            Undisclosable::Restricted => format!(
+                "the package of case {case_id} holds non-public evidence, so nothing from it is disclosed"
+            ),
+        }
+    }
+}
+
+/// A case's package as every adapter may show it: loaded and verified ([`load_package`]),
+/// then passed through the public-scope gate ([`is_public`]).
+pub fn load_public_package(case: &Case, loader: &dyn Loader) -> Result<Value, Undisclosable> {
+    let loaded = load_package(case, loader).map_err(|e| match e {
+        WorkbenchError::Unavailable { .. } => Undisclosable::Unavailable(e),
+        _ => Undisclosable::Integrity(e),
+    })?;
+    if is_public(&loaded) {
+        Ok(loaded)
+    } else {
+        Err(Undisclosable::Restricted)
+    }
+}
+
 /// The public-scope gate: true when every selected record is `access: public`.
 pub fn is_public(p: &Value) -> bool {
     p["selected"].as_array().is_none_or(|a| {

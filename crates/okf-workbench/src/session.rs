@@ -648,23 +648,20 @@ impl<H: Host> Session<H> {
             )
         })?;
         self.loads += 1;
-        let loaded = package::load_package(case, &self.host).map_err(|e| {
-            let code = match e {
-                WorkbenchError::Unavailable { .. } => "package_unavailable",
-                _ => "package_integrity",
-            };
-            ToolError { code, message: truncate(&format!("case {case_id}: {e}"), 480), recovery: Some("The retained package cannot be used; report it to the publisher. Other cases stay available."), case: None }
-        })?;
-        if !package::is_public(&loaded) {
-            return Err(ToolError {
-                code: "restricted_evidence",
-                message: format!(
-                    "the package of case {case_id} holds non-public evidence, so nothing from it is disclosed"
+        let loaded = package::load_public_package(case, &self.host).map_err(|e| {
+            let recovery = match e {
+                package::Undisclosable::Restricted => None,
+                _ => Some(
+                    "The retained package cannot be used; report it to the publisher. Other cases stay available.",
                 ),
-                recovery: None,
+            };
+            ToolError {
+                code: e.code(),
+                message: truncate(&e.message(case_id), 480),
+                recovery,
                 case: None,
-            });
-        }
+            }
+        })?;
         let p = Rc::new(loaded);
         self.contexts
             .insert(case_id.to_owned(), Rc::clone(&p), u64::MAX);

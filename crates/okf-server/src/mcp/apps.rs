@@ -66,13 +66,14 @@ pub fn runs(name: &str) -> Option<&'static str> {
     APP_TOOLS.iter().find(|t| t.name == name).map(|t| t.runs)
 }
 
-/// The tools whose results the view draws: evidence packages, catalogue pages and
-/// answer-check reports.
-const VIEW_TOOLS: [&str; 4] = [
+/// The tools whose results the view draws: evidence packages, catalogue pages,
+/// answer-check reports and workbench cases.
+const VIEW_TOOLS: [&str; 5] = [
     "ask_okf",
     "okf_get_context",
     "ask_okf_manifest",
     "okf_check_answer",
+    "okf_workbench_case",
 ];
 
 /// The modules joined into the view's script, each after the modules it imports.
@@ -163,7 +164,7 @@ pub fn list() -> ListResourcesResult {
     let view = Resource::new(PACKAGE_VIEW_URI, "Ask OKF evidence package view")
         .with_mime_type(UI_MIME_TYPE)
         .with_description(
-            "The evidence package an ask_okf or okf_get_context result carries (its status, branch table, what is missing and why, and the records), an ask_okf_manifest catalogue page (paged, the package read in bounded slices on request), or an okf_check_answer report (each claim's verdict, each quote marked in its record). Evidence, not an answer; record text is untrusted data, shown as text.",
+            "The evidence package an ask_okf or okf_get_context result carries (its status, branch table, what is missing and why, and the records), an ask_okf_manifest catalogue page (paged, the package read in bounded slices on request), an okf_check_answer report (each claim's verdict, each quote marked in its record), or an okf_workbench_case result (the case's briefing from the questions file and its verified package, the other cases a click away). Evidence, not an answer; record text is untrusted data, shown as text.",
         );
     ListResourcesResult::with_all_items(vec![view])
 }

@@ -7,8 +7,10 @@ use crate::auth::Caller;
 use crate::registry::Registry;
 use crate::service::{AskRequest, Service, ServiceError};
 use okf_api::receipt::Receipt;
-use okf_api::request::{CheckAnswerRequest, ContextArgs, ExplainArgs, FetchArgs, SearchArgs};
-use okf_api::tools::{MCP_TOOLS, Served, ServedBundle};
+use okf_api::request::{
+    CheckAnswerRequest, ContextArgs, ExplainArgs, FetchArgs, SearchArgs, WorkbenchCaseArgs,
+};
+use okf_api::tools::{McpTool, Served, ServedBundle};
 use okf_engine::Assembled;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
@@ -65,6 +67,7 @@ const RUNS: &[(&str, Run)] = &[
     ("search", run_search),
     ("fetch", run_fetch),
     ("okf_check_answer", run_check),
+    ("okf_workbench_case", run_workbench_case),
 ];
 
 /// A search or fetch result: its JSON as the one text block ChatGPT reads, and as
@@ -256,6 +259,38 @@ fn run_check(service: &Service, arguments: Value, _origin: &str, caller: &Caller
     })
 }
 
+fn run_workbench_case(
+    service: &Service,
+    arguments: Value,
+    origin: &str,
+    caller: &Caller,
+) -> Outcome {
+    Outcome::of(
+        match serde_json::from_value::<WorkbenchCaseArgs>(arguments) {
+            Err(e) => tool_error(format!("invalid_arguments: {e}. Nothing was opened.")),
+            Ok(args) => {
+                // Only the workbenches this caller may see; any other id is unknown.
+                let registry = service.registry_for(caller);
+                match crate::workbench::case_view(
+                    &registry.workbenches,
+                    &args.workbench,
+                    args.case_id.as_deref(),
+                    origin,
+                ) {
+                    Ok(value) => {
+                        let text = value.to_string();
+                        with_text(value, text)
+                    }
+                    Err(e) => tool_error(format!(
+                        "{} (field {}): {e}. Nothing from the case was returned.",
+                        e.code, e.field
+                    )),
+                }
+            }
+        },
+    )
+}
+
 fn run_get(service: &Service, arguments: Value, _origin: &str, caller: &Caller) -> Outcome {
     match serde_json::from_value::<ContextArgs>(arguments) {
         Err(e) => Outcome::of(tool_error(format!("invalid_arguments: {e}"))),
@@ -285,8 +320,7 @@ fn run_explain(service: &Service, arguments: Value, _origin: &str, caller: &Call
 /// The tool table's tools for `registry`, and the conformance fixture when asked for.
 pub(super) fn build_tools(registry: &Registry, conformance_fixture: bool) -> Arc<[Tool]> {
     let served = served(registry);
-    let mut tools: Vec<Tool> = MCP_TOOLS
-        .iter()
+    let mut tools: Vec<Tool> = McpTool::listed_for(&served)
         .map(|spec| {
             let tool = Tool::new(
                 spec.name,
@@ -326,6 +360,12 @@ fn served(registry: &Registry) -> Served {
             .collect(),
         corpora: registry.corpora.keys().cloned().collect(),
         search_bundle: registry.search_bundle.clone(),
+        workbenches: registry
+            .workbenches
+            .values()
+            .filter(|w| w.state.is_ok())
+            .map(|w| w.id.clone())
+            .collect(),
     }
 }
 
@@ -357,7 +397,7 @@ mod tests {
 
     #[test]
     fn every_tool_in_the_contract_table_runs_here_and_nothing_else_does() {
-        let listed: Vec<&str> = MCP_TOOLS.iter().map(|t| t.name).collect();
+        let listed: Vec<&str> = okf_api::tools::MCP_TOOLS.iter().map(|t| t.name).collect();
         let runs: Vec<&str> = RUNS.iter().map(|(name, _)| *name).collect();
         assert_eq!(listed, runs);
     }

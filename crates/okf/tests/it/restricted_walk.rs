@@ -207,6 +207,20 @@ fn no_route_and_no_mcp_tool_returns_restricted_text() {
             seen.push((format!("MCP explain {id}"), r));
         }
     }
+    // Every workbench case through the MCP tool (the staff rota question among them).
+    seen.push((
+        "MCP okf_workbench_case list".into(),
+        tool_call(&server, "okf_workbench_case", json!({"workbench": "wb"})),
+    ));
+    for case in manifest["questions"].as_array().unwrap() {
+        let case_id = case["id"].as_str().unwrap();
+        let r = tool_call(
+            &server,
+            "okf_workbench_case",
+            json!({"workbench": "wb", "case_id": case_id}),
+        );
+        seen.push((format!("MCP okf_workbench_case {case_id}"), r));
+    }
     let r = server.mcp(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
         &[],
