@@ -6,11 +6,16 @@ cd "$(dirname "$0")/.."
 duration="${1:-10}"
 connections="${2:-16}"
 command -v wrk >/dev/null || { echo "install wrk (apt-get install wrk)" >&2; exit 2; }
-cargo build --release -p okf --locked >/dev/null
-# The binary is where cargo put it (CARGO_TARGET_DIR and config files included).
-target_dir=$(cargo metadata --format-version 1 --no-deps \
-  | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-okf="$target_dir/release/okf"
+# OKF_BIN names another build to measure (an older commit's, for a before/after in one run);
+# otherwise the release build of this tree, where cargo puts it.
+if [ -n "${OKF_BIN:-}" ]; then
+  okf="$OKF_BIN"
+else
+  cargo build --release -p okf --locked >/dev/null
+  target_dir=$(cargo metadata --format-version 1 --no-deps \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+  okf="$target_dir/release/okf"
+fi
 dir=$(mktemp -d)
 cat > "$dir/registry.toml" <<TOML
 [[bundle]]
@@ -32,9 +37,13 @@ TOML
 # Limits are raised so that the test measures the engine and transport, not the 429 guard
 # (wrk is one client address: its shares are raised too, but still counted, so the cost of
 # the per-client tables is in the numbers).
+# (A build from before the per-client budgets has no such flags.)
+per_client=()
+if "$okf" serve --help | grep -q -- --client-max-concurrent; then
+  per_client=(--client-max-concurrent 1024 --client-max-reading 1024 --client-max-connections 1024)
+fi
 "$okf" serve --registry "$dir/registry.toml" --listen 127.0.0.1:0 \
-  --rate-limit-per-minute 0 --max-concurrent 1024 --client-max-concurrent 1024 \
-  --client-max-reading 1024 --client-max-connections 1024 > "$dir/out" 2> "$dir/log" &
+  --rate-limit-per-minute 0 --max-concurrent 1024 "${per_client[@]}" > "$dir/out" 2> "$dir/log" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$dir"' EXIT
 for _ in $(seq 50); do grep -q listening "$dir/out" 2>/dev/null && break; sleep 0.1; done

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The AI hosts' own MCP converters and clients against a running `okf serve`.
 
-Usage: host_clients.py MCP_URL API_URL BUNDLE=QUESTION...
+Usage: host_clients.py MCP_URL API_URL [--workbench ID=CASE_ID] BUNDLE=QUESTION...
 
 Each BUNDLE=QUESTION pair is asked through:
 - the OpenAI Agents SDK (`openai-agents`): every tool converted to a function tool with
@@ -16,7 +16,8 @@ Each BUNDLE=QUESTION pair is asked through:
   result and of every further part; every result has a url, every record text matches its
   hash, and the joined record texts are the package's, in package order.
 The package each one sees must be the one POST /api/ask returns for the same bundle and
-question. Exit 0 only if every check held; prints one line per check and a count.
+question. With --workbench, the server serves that workbench, so okf_workbench_case is listed
+too and opened on that case by every client. Exit 0 only if every check held; prints one line per check and a count.
 """
 import asyncio
 import hashlib
@@ -41,6 +42,9 @@ TOOLS = [
     "fetch",
     "okf_check_answer",
 ]
+
+# The workbench and case okf_workbench_case opens (--workbench), when the server serves one.
+WORKBENCH = {}
 
 # The byte length of each package POST /api/ask returned, by context_id.
 PACKAGE_BYTES = {}
@@ -73,6 +77,7 @@ def plain_arguments(bundle, question, package):
         "search": {"query": f"{bundle}: {question}"},
         "fetch": {"id": f"{context_id}#record-1"},
         "okf_check_answer": {"answer": answer_for(package)},
+        "okf_workbench_case": {"workbench": WORKBENCH.get("id"), "case_id": WORKBENCH.get("case_id")},
     }
 
 
@@ -107,6 +112,8 @@ def is_expected(tool, value, package):
         return value["results"][0]["id"] == f"{context_id}#package"
     if tool == "fetch":
         return value["text"] == package["selected"][0]["record"]["text"]
+    if tool == "okf_workbench_case":
+        return value.get("schema") == "okf-workbench-case.v1" and value["case"]["id"] == WORKBENCH["case_id"] and value["package"]["schema"] == "okf-governed-context.v1"
     if tool == "okf_check_answer":
         citation = value["claims"][0]["citations"][0]
         return value["schema"] == "okf-answer-check.v1" and value["context_id"] == context_id and citation["ok"] is True
@@ -231,8 +238,13 @@ async def deep_research(mcp_url, cases, failures):
 
 async def main():
     mcp_url, api_url = sys.argv[1], sys.argv[2]
+    pairs = sys.argv[3:]
+    if pairs[:1] == ["--workbench"]:
+        WORKBENCH["id"], WORKBENCH["case_id"] = pairs[1].split("=", 1)
+        TOOLS.append("okf_workbench_case")
+        pairs = pairs[2:]
     cases = []
-    for pair in sys.argv[3:]:
+    for pair in pairs:
         bundle, question = pair.split("=", 1)
         body = api_ask(api_url, bundle, question)
         package = json.loads(body)

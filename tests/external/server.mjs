@@ -1,7 +1,7 @@
 // Starts a real `okf serve` on an ephemeral loopback port for the external-client tests, and
 // writes the DWP registry those tests use. The binary is named by OKF_BIN (run-ts.sh sets it
 // from cargo's target directory).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -23,14 +23,27 @@ export function dwpQuestion() {
   return JSON.parse(readFileSync(path, 'utf8')).question;
 }
 
-/** A registry file serving the DWP index as `okf-dwp` (README "Registry format"). */
-export function dwpRegistry() {
+/** The workbench id and case the external clients open with okf_workbench_case. */
+export const WORKBENCH = { id: 'wb', caseId: 'borrow' };
+
+/**
+ * A registry file serving the DWP index as `okf-dwp` (README "Registry format"); with
+ * `workbench`, also an evidence workbench built by `okf workbench build` over the embedded
+ * example (one case, WORKBENCH.caseId), so okf_workbench_case is listed.
+ */
+export function dwpRegistry({ workbench = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'okf-ts-'));
   const path = join(dir, 'registry.toml');
-  writeFileSync(
-    path,
-    `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\n`,
-  );
+  let text = `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\n`;
+  if (workbench) {
+    const questions = join(dir, 'questions.json');
+    writeFileSync(questions, JSON.stringify({ questions: [{ id: WORKBENCH.caseId, label: 'Borrowing', question: 'How do I borrow books?' }] }));
+    const out = join(dir, 'wb');
+    const index = resolve(here, '../../crates/okf/example/index.json');
+    execFileSync(process.env.OKF_BIN, ['workbench', 'build', '--index', index, '--questions', questions, '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+    text += `\n[[workbench]]\nid = "${WORKBENCH.id}"\nmanifest = ${JSON.stringify(join(out, 'manifest.json'))}\n`;
+  }
+  writeFileSync(path, text);
   return path;
 }
 

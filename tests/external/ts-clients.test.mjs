@@ -15,7 +15,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { AjvJsonSchemaValidator as AjvV2 } from '@modelcontextprotocol/client/validators/ajv';
 import { CfWorkerJsonSchemaValidator as CfWorkerV2 } from '@modelcontextprotocol/client/validators/cf-worker';
 
-import { dwpQuestion, dwpRegistry, startServer } from './server.mjs';
+import { WORKBENCH, dwpQuestion, dwpRegistry, startServer } from './server.mjs';
 
 const INFO = { name: 'okf-external-ts', version: '0' };
 
@@ -105,6 +105,8 @@ const TOOL_CALLS = {
       claims: [{ id: 'c1', text: 'A claim.', requirement: null, citations: [{ record: ctx.recordId, quote: (ctx.recordText ?? 'x'.repeat(30)).slice(0, 30) }] }],
     },
   }),
+  // Listed only where a workbench is served (the DWP registry here serves one).
+  okf_workbench_case: () => ({ workbench: WORKBENCH.id, case_id: WORKBENCH.caseId }),
 };
 
 /** TOOL_CALLS' arguments for every tool, given one context. */
@@ -114,6 +116,13 @@ function TOOL_CALLS_WITH(ctx) {
 
 /** What each tool's result must say beyond the generic checks. */
 const TOOL_CHECKS = {
+  okf_workbench_case: (_ctx, result) => {
+    const opened = result.structuredContent;
+    assert.equal(opened.schema, 'okf-workbench-case.v1');
+    assert.equal(opened.case.id, WORKBENCH.caseId);
+    assert.equal(opened.package.schema, 'okf-governed-context.v1');
+    assert.equal(opened.package.question, opened.case.question);
+  },
   ask_okf: (ctx, result) => {
     const pkg = result.structuredContent;
     assert.equal(pkg.schema, 'okf-governed-context.v1');
@@ -170,8 +179,8 @@ const TOOL_CHECKS = {
 };
 
 const BUNDLES = [
-  { bundle: 'example', args: () => [], question: 'How do I borrow books?' },
-  { bundle: 'okf-dwp', args: () => ['--registry', dwpRegistry()], question: dwpQuestion() },
+  { bundle: 'example', args: () => [], question: 'How do I borrow books?', workbench: false },
+  { bundle: 'okf-dwp', args: () => ['--registry', dwpRegistry({ workbench: true })], question: dwpQuestion(), workbench: true },
 ];
 
 function text(result) {
@@ -218,7 +227,10 @@ for (const served of BUNDLES) {
           const names = tools.map((t) => t.name);
           const missing = names.filter((n) => !(n in TOOL_CALLS));
           assert.deepEqual(missing, [], `listed tools without an entry in TOOL_CALLS: ${missing}`);
-          assert.ok(names.length >= Object.keys(TOOL_CALLS).length, `tools listed: ${names}`);
+          // Every tool of the table, the workbench one exactly where a workbench is served.
+          const expected = Object.keys(TOOL_CALLS).filter((n) => served.workbench || n !== 'okf_workbench_case');
+          assert.deepEqual(expected.filter((n) => !names.includes(n)), [], `tools listed: ${names}`);
+          assert.equal(names.includes('okf_workbench_case'), served.workbench, `tools listed: ${names}`);
 
           const ask = tools.find((t) => t.name === 'ask_okf');
           assert.deepEqual(ask.inputSchema.properties.bundle.enum, [served.bundle]);

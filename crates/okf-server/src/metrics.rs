@@ -103,6 +103,7 @@ pub struct Metrics {
     response_bytes: Family<Route, Counter>,
     throttled: Counter,
     assemblies: Family<Assembly, Counter>,
+    repeats: Counter,
     load_failures: Counter,
     reloads: Family<Outcome, Counter>,
     versions: Family<VersionState, Gauge>,
@@ -119,6 +120,7 @@ impl Default for Metrics {
         let response_bytes = Family::<Route, Counter>::default();
         let throttled = Counter::default();
         let assemblies = Family::<Assembly, Counter>::default();
+        let repeats = Counter::default();
         let load_failures = Counter::default();
         let reloads = Family::<Outcome, Counter>::default();
         let versions = Family::<VersionState, Gauge>::default();
@@ -146,6 +148,11 @@ impl Default for Metrics {
             "assemblies",
             "Packages assembled (HTTP and MCP), by bundle and evidence status",
             assemblies.clone(),
+        );
+        registry.register(
+            "package_repeats",
+            "Asks answered with the package just assembled for the same inputs (the same bytes, not assembled again)",
+            repeats.clone(),
         );
         registry.register(
             "bundle_load_failures",
@@ -186,6 +193,7 @@ impl Default for Metrics {
             response_bytes,
             throttled,
             assemblies,
+            repeats,
             load_failures,
             reloads,
             versions,
@@ -224,6 +232,11 @@ impl Metrics {
                 evidence_status,
             })
             .inc();
+    }
+
+    /// Counts one ask answered with a package assembled earlier for the same inputs.
+    pub fn repeated(&self) {
+        self.repeats.inc();
     }
 
     /// Records the state of a freshly (re)loaded registry.

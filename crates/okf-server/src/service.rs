@@ -7,7 +7,7 @@ use crate::execution::Started;
 use crate::registry::{BundleEntry, LoadedVersion, Registry};
 use okf_api::format::{LOGICAL_ID_PATTERN, is_logical_id};
 use okf_engine::{
-    AsOf, AssembleOptions, Assembled, Binding, Budget, ReplayInputs, assemble_with_options, explain,
+    AsOf, AssembleOptions, Assembled, Budget, ReplayInputs, assemble_with_options, explain,
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -257,6 +257,9 @@ pub struct Service {
     /// The requests behind the contexts `search` listed, newest first, so a `fetch` of one of
     /// their result ids can replay its context (and refuse when it no longer replays).
     searched: Mutex<std::collections::VecDeque<(String, AskRequest)>>,
+    /// The packages assembled last, newest first, with the inputs they were assembled from:
+    /// the engine gives the same bytes for the same inputs, so asking again is a lookup.
+    repeats: Mutex<std::collections::VecDeque<(ServedInputs, Arc<Assembled>)>>,
     ops: crate::metrics::Ops,
     /// This running server's id, written into every receipt.
     instance: String,
@@ -289,6 +292,10 @@ fn version_in_force<'b>(bundle: &'b BundleEntry, date: &str) -> Result<&'b str, 
         })
 }
 
+/// Most packages kept for repeated asks ([`Service::ask`]): each is at most the package byte
+/// limit, so they hold at most 8 MiB beside the context cache, which shares them.
+const REPEATS_KEPT: usize = 16;
+
 /// Most searches whose results can still be fetched (each holds one request, at most a
 /// question of 4,000 characters: under 16 MB in all).
 const SEARCHES_KEPT: usize = 4096;
@@ -305,6 +312,7 @@ impl Service {
             cache: Mutex::new(ContextCache::default()),
             delivered: Mutex::new(std::collections::VecDeque::new()),
             searched: Mutex::new(std::collections::VecDeque::new()),
+            repeats: Mutex::new(std::collections::VecDeque::new()),
             cache_limits,
             ops,
             instance: crate::execution::instance_id(),
@@ -571,11 +579,19 @@ impl Service {
         }
         let started = Started::now();
         let (version, loaded, inputs) = self.bundle_inputs(req, caller)?;
-        let revealed = self.reveals_restricted(&req.bundle, caller);
-        let index = match (&loaded.revealing, revealed) {
+        let served = ServedInputs {
+            inputs,
+            reveals_restricted: self.reveals_restricted(&req.bundle, caller),
+        };
+        if let Some(package) = self.repeated(&served) {
+            self.ops.metrics.repeated();
+            return Ok(self.answered(req, package, version, &served, started));
+        }
+        let index = match (&loaded.revealing, served.reveals_restricted) {
             (Some(revealing), true) => revealing,
             _ => &loaded.index,
         };
+        let inputs = &served.inputs;
         let package = Arc::new(assemble_with_options(
             index,
             &inputs.question,
@@ -583,32 +599,54 @@ impl Service {
             Some(&inputs.binding),
             &inputs.options,
         )?);
-        Ok(self.assembled(req, package, version, &inputs.binding, started, revealed))
+        self.count_assembly(&req.bundle, &package);
+        self.keep_repeat(served.clone(), Arc::clone(&package));
+        Ok(self.answered(req, package, version, &served, started))
     }
 
-    /// Counts and caches a package just assembled, with the receipt of its build.
-    fn assembled(
-        &self,
-        req: &AskRequest,
-        package: Arc<Assembled>,
-        version: String,
-        binding: &Binding,
-        started: Started,
-        revealed: bool,
-    ) -> Answer {
-        // A restricted bundle's id is not published, not even as a metrics label.
-        let label = match self.registry().policy_of(&req.bundle) {
+    /// The package last assembled from exactly `served`, if it is still among the recent ones.
+    fn repeated(&self, served: &ServedInputs) -> Option<Arc<Assembled>> {
+        let list = self.repeats.lock().unwrap_or_else(PoisonError::into_inner);
+        list.iter()
+            .find(|(kept, _)| kept == served)
+            .map(|(_, package)| Arc::clone(package))
+    }
+
+    /// Keeps a package just assembled with its inputs (the [`REPEATS_KEPT`] most recent; each
+    /// is at most the package byte limit, and shared with the context cache).
+    fn keep_repeat(&self, served: ServedInputs, package: Arc<Assembled>) {
+        let mut list = self.repeats.lock().unwrap_or_else(PoisonError::into_inner);
+        list.retain(|(kept, _)| *kept != served);
+        list.push_front((served, package));
+        list.truncate(REPEATS_KEPT);
+    }
+
+    /// Counts a package just assembled (a restricted bundle's id is not published, not even
+    /// as a metrics label).
+    fn count_assembly(&self, bundle: &str, package: &Assembled) {
+        let label = match self.registry().policy_of(bundle) {
             Some(_) => "(restricted)",
-            None => req.bundle.as_str(),
+            None => bundle,
         };
         self.ops
             .metrics
             .assembled(label, package.evidence_status.as_str());
+    }
+
+    /// Retains a package this request answers with, and the receipt of the request.
+    fn answered(
+        &self,
+        req: &AskRequest,
+        package: Arc<Assembled>,
+        version: String,
+        served: &ServedInputs,
+        started: Started,
+    ) -> Answer {
         if let Ok(mut cache) = self.cache.lock() {
             cache.insert(
                 Retained {
                     bundle: req.bundle.clone(),
-                    revealed,
+                    revealed: served.reveals_restricted,
                 },
                 Arc::clone(&package),
                 self.cache_limits,
@@ -618,7 +656,7 @@ impl Service {
             &self.instance,
             &req.bundle,
             &version,
-            &binding.index_sha256,
+            &served.inputs.binding.index_sha256,
             &package,
         );
         Answer {
@@ -651,14 +689,13 @@ impl Service {
                     }
                 }
             })?;
-        Ok(self.assembled(
-            req,
-            Arc::new(answer.assembled),
-            "corpus".into(),
-            &inputs.binding,
-            started,
-            false,
-        ))
+        let package = Arc::new(answer.assembled);
+        self.count_assembly(&req.bundle, &package);
+        let served = ServedInputs {
+            inputs,
+            reveals_restricted: false,
+        };
+        Ok(self.answered(req, package, "corpus".into(), &served, started))
     }
 
     /// A package assembled here recently.

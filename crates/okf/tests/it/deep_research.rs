@@ -318,6 +318,13 @@ fn every_tool_is_read_only_declares_noauth_and_marks_untrusted_content() {
 fn the_hosts_own_clients_call_every_tool_strict_and_not_and_the_search_fetch_journey_holds() {
     let dir = temp_dir("deep-research-hosts");
     let registry = dwp_and_example_registry(&dir);
+    // A workbench too, so okf_workbench_case goes through every converter and client.
+    let manifest = crate::common::example_workbench(&dir, &["How do I borrow books?"]);
+    let mut text = std::fs::read_to_string(&registry).unwrap();
+    text.push_str(&format!(
+        "\n[[workbench]]\nid = \"wb\"\nmanifest = {manifest:?}\n"
+    ));
+    std::fs::write(&registry, text).unwrap();
     let server = Server::start(&["--registry", registry.to_str().unwrap()]);
     let report = crate::common::external_python_report(
         "OKF_HOST_CLIENTS_PYTHON",
@@ -325,6 +332,8 @@ fn the_hosts_own_clients_call_every_tool_strict_and_not_and_the_search_fetch_jou
         &[
             format!("http://{}/mcp", server.addr),
             format!("http://{}/api/ask", server.addr),
+            "--workbench".into(),
+            "wb=q0".into(),
             "example=How do I borrow books?".into(),
             format!("okf-dwp={}", imprisonment_question()),
         ],

@@ -597,6 +597,10 @@ fn a_policy_scope_for_restricted_records_lets_its_holder_read_them_and_no_one_el
     assert!(record["text"].as_str().unwrap().contains("Staff only"));
     assert_eq!(plain["binding"], revealed["binding"]);
     assert_ne!(plain["context_id"], revealed["context_id"]);
+    // Asked again, each caller gets its own package back (a repeat is answered from the
+    // packages kept by their inputs, and revealing is one of the inputs).
+    assert_eq!(ask_with(&server, Some(&staff), &body).json(), plain);
+    assert_eq!(ask_with(&server, Some(&keyholder), &body).json(), revealed);
     // The revealed package is handed again only to a holder of the scope.
     let path = format!("/api/context/{}", revealed["context_id"].as_str().unwrap());
     let get = |bearer: &str| {

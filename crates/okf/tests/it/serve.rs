@@ -204,6 +204,53 @@ fn retained_contexts_are_served_by_id_and_evicted_ones_say_to_ask_again() {
     assert_eq!(mcp_gone["result"]["isError"], true);
 }
 
+/// The sum of a counter's samples in `/metrics` (every label set).
+fn counter(server: &Server, name: &str) -> u64 {
+    let text = server.request("GET", "/metrics", &[], b"").text();
+    text.lines()
+        .filter(|l| l.starts_with(name))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+#[test]
+fn a_repeated_ask_gets_the_same_bytes_without_assembling_again() {
+    let server = Server::start(&[]);
+    let ask = json!({"bundle": "example", "question": "How do I borrow books?"});
+    let first = server.ask(&ask);
+    assert_eq!(first.status, 200);
+    assert_eq!(counter(&server, "okf_assemblies_total"), 1);
+    assert_eq!(counter(&server, "okf_package_repeats_total"), 0);
+    // The same inputs over HTTP and MCP: the same bytes, and nothing assembled again.
+    let again = server.ask(&ask);
+    assert_eq!(again.body, first.body);
+    let mcp = mcp_call(&server, 2, "ask_okf", ask.clone());
+    assert_eq!(
+        mcp["result"]["content"][0]["text"].as_str().unwrap(),
+        first.text()
+    );
+    assert_eq!(counter(&server, "okf_assemblies_total"), 1);
+    assert_eq!(counter(&server, "okf_package_repeats_total"), 2);
+    // Each request has its own receipt, naming the same package.
+    let receipts: Vec<Value> = [&first, &again]
+        .iter()
+        .map(|r| serde_json::from_str(r.header("okf-execution").unwrap()).unwrap())
+        .collect();
+    assert_eq!(receipts[0]["context_id"], receipts[1]["context_id"]);
+    // Any other input (here the budget, spelled differently but the same once resolved, and
+    // then a different one) is looked up by what it resolves to.
+    let mut same_budget = ask.clone();
+    same_budget["budget"] = json!({"max_depth": okf_engine::Budget::default().max_depth});
+    assert_eq!(server.ask(&same_budget).body, first.body);
+    assert_eq!(counter(&server, "okf_assemblies_total"), 1);
+    let mut other_budget = ask;
+    other_budget["budget"] = json!({"max_nodes": 3});
+    let other = server.ask(&other_budget);
+    assert_ne!(other.body, first.body);
+    assert_eq!(counter(&server, "okf_assemblies_total"), 2);
+    server.stop();
+}
+
 #[test]
 fn bundles_health_and_schemas_are_published_and_valid() {
     let dir = temp_dir("bundles");
