@@ -88,19 +88,17 @@ fn a_package_that_fits_twice_is_also_its_own_text_block() {
     server.stop();
 }
 
-#[test]
-fn the_part_of_the_tool_list_a_model_sees_stays_within_12000_bytes() {
-    // Names, descriptions and input schemas go into every conversation's context; the
-    // largest registry enums come from the DWP bundle plus the example.
-    let dir = temp_dir("host-limits-list");
-    let registry = dwp_registry(&dir, "");
+/// The model-visible bytes of `registry`'s tool list (names, descriptions, input schemas as
+/// compact JSON) and the number of tools.
+fn model_visible(registry: &std::path::Path) -> (usize, usize) {
     let server = Server::start(&["--registry", registry.to_str().unwrap()]);
     let r = server.mcp(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
         &[],
     );
     let tools = r.json()["result"]["tools"].as_array().unwrap().clone();
-    let visible: usize = tools
+    server.stop();
+    let visible = tools
         .iter()
         .map(|t| {
             json!({"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]})
@@ -108,10 +106,32 @@ fn the_part_of_the_tool_list_a_model_sees_stays_within_12000_bytes() {
                 .len()
         })
         .sum();
-    assert!(tools.len() >= 7, "{} tools", tools.len());
+    (visible, tools.len())
+}
+
+#[test]
+fn the_part_of_the_tool_list_a_model_sees_stays_within_12000_bytes() {
+    // Names, descriptions and input schemas go into every conversation's context; the
+    // largest registry enums come from the DWP bundle plus the example.
+    let dir = temp_dir("host-limits-list");
+    let registry = dwp_registry(&dir, "");
+    let (visible, tools) = model_visible(&registry);
+    assert!(tools >= 8, "{tools} tools");
     assert!(
         visible <= 12_000,
         "the model-visible part is {visible} bytes"
     );
-    server.stop();
+    // A registry that serves a workbench lists okf_workbench_case too, within 650 bytes more.
+    let manifest = crate::common::example_workbench(&dir, &["How do I borrow books?"]);
+    let with_workbench = dwp_registry(
+        &dir,
+        &format!("\n[[workbench]]\nid = \"wb\"\nmanifest = {manifest:?}\n"),
+    );
+    let (more, ninth) = model_visible(&with_workbench);
+    assert_eq!(ninth, tools + 1);
+    assert!(
+        more - visible <= 650,
+        "okf_workbench_case adds {} model-visible bytes",
+        more - visible
+    );
 }
