@@ -6,23 +6,16 @@
 //! with only a corpus or only a workbench can be ready; `/health` and `/ready` apply one rule.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use crate::common::{Server, example, example_workbench, okf, stderr, temp_dir};
+use crate::common::{Server, example, example_workbench_registry, okf, stderr, temp_dir};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 fn workbench_registry(dir: &Path) -> (PathBuf, PathBuf) {
-    let manifest = example_workbench(
+    example_workbench_registry(
         dir,
         &["How do I borrow books?", "What are the opening hours?"],
-    );
-    let registry = dir.join("registry.toml");
-    std::fs::write(
-        &registry,
-        format!("[[workbench]]\nid = \"wb\"\nmanifest = {manifest:?}\n"),
     )
-    .unwrap();
-    (registry, manifest)
 }
 
 fn first_part(manifest: &Path) -> String {

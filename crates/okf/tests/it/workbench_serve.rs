@@ -1,7 +1,7 @@
 //! `okf serve` serving evidence workbench directories read-only.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use crate::common::{Server, example_workbench, shared, temp_dir};
+use crate::common::{Server, example_workbench_registry, shared, temp_dir};
 use serde_json::Value;
 
 #[test]
@@ -91,13 +91,7 @@ fn okf_workbench_case_is_listed_only_where_a_workbench_is_served() {
     assert!(!tool_names(&plain).contains(&"okf_workbench_case".to_owned()));
     plain.stop();
     let dir = temp_dir("wb-case-listed");
-    let manifest = example_workbench(&dir, &["How do I borrow books?"]);
-    let registry = dir.join("registry.toml");
-    std::fs::write(
-        &registry,
-        format!("[[workbench]]\nid = \"wb\"\nmanifest = {manifest:?}\n"),
-    )
-    .unwrap();
+    let (registry, _) = example_workbench_registry(&dir, &["How do I borrow books?"]);
     let server = Server::start(&["--registry", registry.to_str().unwrap()]);
     let r = server.mcp(
         &serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
@@ -120,16 +114,10 @@ fn okf_workbench_case_is_listed_only_where_a_workbench_is_served() {
 #[test]
 fn okf_workbench_case_returns_the_verified_package_and_names_what_it_refuses() {
     let dir = temp_dir("wb-case");
-    let manifest = example_workbench(
+    let (registry, manifest) = example_workbench_registry(
         &dir,
         &["How do I borrow books?", "What are the opening hours?"],
     );
-    let registry = dir.join("registry.toml");
-    std::fs::write(
-        &registry,
-        format!("[[workbench]]\nid = \"wb\"\nmanifest = {manifest:?}\n"),
-    )
-    .unwrap();
     let declared: Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
     let server = Server::start(&["--registry", registry.to_str().unwrap()]);
 

@@ -398,6 +398,19 @@ pub fn example_workbench(dir: &Path, questions: &[&str]) -> PathBuf {
     out.join("manifest.json")
 }
 
+/// A registry serving only a workbench `wb` built by [`example_workbench`] over `questions`;
+/// returns the registry's and the manifest's paths.
+pub fn example_workbench_registry(dir: &Path, questions: &[&str]) -> (PathBuf, PathBuf) {
+    let manifest = example_workbench(dir, questions);
+    let registry = dir.join("registry.toml");
+    std::fs::write(
+        &registry,
+        format!("[[workbench]]\nid = \"wb\"\nmanifest = {manifest:?}\n"),
+    )
+    .unwrap();
+    (registry, manifest)
+}
+
 /// Runs `tests/external/<script>` with the Python named by `python_var` (a venv scripts/test
 /// installs) and `args`; fails unless it exits 0 and reports no failed check. Its report.
 pub fn external_python_report(python_var: &str, script: &str, args: &[String]) -> String {
