@@ -949,6 +949,7 @@ export function briefingFacts(c) {
 export function evidenceSummary(pkg) {
   const labels = labelsOf(pkg);
   const status = String(pkg.evidence_status);
+  // Nodes only (the off-scope notice is null in scope), so callers can append them as they are.
   return [
     offScopeNotice(pkg),
     el('div', { class: `status status-${status}`, 'data-status': status },
@@ -958,7 +959,7 @@ export function evidenceSummary(pkg) {
       regimeLine(pkg),
       capturedLine(pkg)),
     requirements(pkg, labels),
-  ];
+  ].filter(Boolean);
 }
 
 export function renderPackage(container, pkg, actions, handlers) {
@@ -978,7 +979,8 @@ export function renderPackage(container, pkg, actions, handlers) {
     packageFacts(pkg),
     glossary(),
   ];
-  container.append(offScopeNotice(pkg), questionLine(pkg), contents(sections), statusPanel(pkg, labels, handlers), ...sections);
+  // The off-scope notice is null for a package in scope: DOM append would write "null".
+  container.append(...[offScopeNotice(pkg), questionLine(pkg), contents(sections), statusPanel(pkg, labels, handlers), ...sections].filter(Boolean));
 }
 
 /** "On this page" (GOV.UK contents list), closed so that it costs one line on a phone. */

@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { DWP_INDEX, DWP_SHA, DWP_TITLE, DWP_URL, askThroughForm, buildDwpWorkbench, imprisonmentQuestion, launch, okfBin, openPage, repoRoot, seriousViolations, sha256Hex, shared, startServer, tempDir, workbenchEntry } from './harness.mjs';
+import { DWP_INDEX, DWP_SHA, DWP_TITLE, DWP_URL, askThroughForm, buildDwpWorkbench, imprisonmentQuestion, launch, okfBin, openPage, repoRoot, seriousViolations, sha256Hex, shared, startServer, strayValueTexts, tempDir, workbenchEntry } from './harness.mjs';
 import { connect, showTool, startHostServer, viewFrame } from './apps-host.mjs';
 
 const PAYLOAD = 'Members may borrow 12 books. <script>parent.__pwned=1</script><img src=x onerror="parent.__pwned=2">';
@@ -121,6 +121,7 @@ for (const [name, getBrowser, theme] of [
 
     // The host's theme reaches the view.
     const frame = await viewFrame(page);
+    assert.deepEqual(await strayValueTexts(frame), [], 'no empty value is written out as text');
     assert.equal(await frame.evaluate(() => document.documentElement.dataset.theme), theme);
     assert.deepEqual(await seriousViolations(frame), []);
 
@@ -282,6 +283,7 @@ test("okf_workbench_case's view shows a case's briefing and branch table, and op
   assert.equal(await shown.frame.locator('#status').getAttribute('data-status'), pkg.evidence_status);
   // The questions file gave this case no briefing: said as the file's, not as the package's.
   assert.equal(await shown.frame.locator('#case-facts .none').count(), 3);
+  assert.deepEqual(await strayValueTexts(await viewFrame(page)), [], 'no empty value is written out as text');
   // A workbench's retained package is not replayed: no answer box, no replaying reads.
   assert.equal(await shown.frame.locator('#answer-box').count(), 0);
   assert.equal(await shown.frame.locator('button.read-exact').count(), 0);

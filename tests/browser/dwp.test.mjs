@@ -16,6 +16,7 @@ import {
   screenshot,
   shownCounts,
   startServer,
+  strayValueTexts,
   tempDir,
   waitForPackage,
 } from './harness.mjs';
@@ -52,6 +53,7 @@ test('the DWP imprisonment package shown on the page equals the /api/ask package
   assert.equal((await page.textContent('#status .status-word')).trim(), pkg.evidence_status);
   assert.equal(await page.textContent('#context-id'), pkg.context_id);
   assert.deepEqual(await shownCounts(page), expectedCounts(pkg));
+  assert.deepEqual(await strayValueTexts(page), [], 'no empty value is written out as text');
 
   // Requirement rows: one per requirement, in order, met/unmet and the missing ids.
   const rows = await page.$$eval('#requirements-table tbody tr', (trs) =>

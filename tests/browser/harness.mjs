@@ -300,6 +300,22 @@ export function dwpWorkbench(dir) {
   return { registry, manifest };
 }
 
+/**
+ * The text nodes of a page or frame that read "null", "undefined" or "[object Object]": a value
+ * that reached the DOM as a string where it should have been left out.
+ */
+export function strayValueTexts(pageOrFrame) {
+  return pageOrFrame.evaluate(() => {
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const found = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.nodeValue.trim();
+      if (text === 'null' || text === 'undefined' || text === '[object Object]') found.push(`${node.parentElement?.id || node.parentElement?.tagName}: ${text}`);
+    }
+    return found;
+  });
+}
+
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 

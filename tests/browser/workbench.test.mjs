@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { dwpWorkbench, imprisonmentQuestion, launch, okfBin, screenshot, seriousViolations, startServer, tempDir } from './harness.mjs';
+import { dwpWorkbench, imprisonmentQuestion, launch, okfBin, screenshot, seriousViolations, startServer, strayValueTexts, tempDir } from './harness.mjs';
 
 const SEED = 'browser-journey-seed';
 const TABS = ['source', 'trace', 'ontology', 'graph', 'requirements', 'interactions', 'rates', 'calculation'];
@@ -383,6 +383,7 @@ test('a case says why: its branch table and reasons, every requirement row, no U
     assert.deepEqual(branches.map((b) => b.id), pkg.requirements.map((r) => r.id));
     for (const b of branches) assert.ok(b.paragraphs.some((p) => /paragraphs \d{4,5}/.test(p)), JSON.stringify(b));
     assert.equal(await page.getAttribute('#case-evidence .status', 'data-status'), pkg.evidence_status);
+    assert.deepEqual(await strayValueTexts(page), [], 'no empty value is written out as text');
     const days = pkg.selected.flatMap((s) => s.record.provenance ?? []).map((p) => p.captured_at?.slice(0, 10)).filter(Boolean).sort();
     assert.deepEqual([days[0], days.at(-1)], ['2026-09-15', '2026-09-16']);
     assert.match(await page.textContent('#case-evidence #captured'), /^Sources captured: 15 September 2026 to 16 September 2026 \(when the text was copied; not a publication or effective date\)\.$/);
