@@ -122,6 +122,7 @@ for (const [name, getBrowser, theme] of [
     // The host's theme reaches the view.
     const frame = await viewFrame(page);
     assert.deepEqual(await strayValueTexts(frame), [], 'no empty value is written out as text');
+    await assertNoSidewaysScroll(page);
     assert.equal(await frame.evaluate(() => document.documentElement.dataset.theme), theme);
     assert.deepEqual(await seriousViolations(frame), []);
 
@@ -147,6 +148,12 @@ for (const [name, getBrowser, theme] of [
     assert.deepEqual(problems, []);
     await page.close();
   });
+}
+
+/** The view is no wider than its frame (nothing scrolls sideways at a phone's width). */
+async function assertNoSidewaysScroll(page) {
+  const overflow = await (await viewFrame(page)).evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `the view is ${overflow} px wider than its frame`);
 }
 
 async function expectSoon(check) {
@@ -257,6 +264,7 @@ test("ask_okf_manifest's view pages the catalogue and reads the whole package th
   assert.ok(slices.length > 1, `the package came in ${slices.length} slices`);
   assert.ok(slices.every((c) => c.arguments.context_id === first.context_id));
   assert.equal(await shown.frame.locator('#context-id').textContent(), first.context_id);
+  await assertNoSidewaysScroll(page);
   assert.deepEqual(await seriousViolations(await viewFrame(page)), []);
   assert.deepEqual(problems, []);
   await page.close();
@@ -284,6 +292,7 @@ test("okf_workbench_case's view shows a case's briefing and branch table, and op
   // The questions file gave this case no briefing: said as the file's, not as the package's.
   assert.equal(await shown.frame.locator('#case-facts .none').count(), 3);
   assert.deepEqual(await strayValueTexts(await viewFrame(page)), [], 'no empty value is written out as text');
+  await assertNoSidewaysScroll(page);
   // A workbench's retained package is not replayed: no answer box, no replaying reads.
   assert.equal(await shown.frame.locator('#answer-box').count(), 0);
   assert.equal(await shown.frame.locator('button.read-exact').count(), 0);
