@@ -928,11 +928,6 @@ function labelsOf(pkg) {
 }
 
 /**
- * What a decision maker reads first about a package, for the workbench's case view: what the
- * bundle does not cover (off scope), the status and why it is not sufficient, the regime and
- * capture dates, then the branch table. The same blocks as the Ask page's result.
- */
-/**
  * A workbench case's briefing as its questions file gives it (what the question leaves open,
  * what evidence it needs, known scope gaps), each labelled as the file's, not the package's:
  * the rows of a `dl`, for the workbench page and the MCP Apps view alike.
@@ -946,6 +941,11 @@ export function briefingFacts(c) {
   ];
 }
 
+/**
+ * What a decision maker reads first about a package, for the workbench's case view: what the
+ * bundle does not cover (off scope), the status and why it is not sufficient, the regime and
+ * capture dates, then the branch table. The same blocks as the Ask page's result.
+ */
 export function evidenceSummary(pkg) {
   const labels = labelsOf(pkg);
   const status = String(pkg.evidence_status);

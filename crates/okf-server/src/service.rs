@@ -600,8 +600,9 @@ impl Service {
             &inputs.options,
         )?);
         self.count_assembly(&req.bundle, &package);
-        self.keep_repeat(served.clone(), Arc::clone(&package));
-        Ok(self.answered(req, package, version, &served, started))
+        let answer = self.answered(req, package, version, &served, started);
+        self.keep_repeat(served, Arc::clone(&answer.package));
+        Ok(answer)
     }
 
     /// The package last assembled from exactly `served`, if it is still among the recent ones.

@@ -9,7 +9,7 @@ use crate::refusal::Refusal;
 use okf_corpus::source::DirSource;
 use okf_corpus::{CorpusSource, SourceError};
 use okf_workbench::manifest::{self, MAX_MANIFEST_BYTES, MAX_PACKAGE_BYTES, MAX_PART_BYTES};
-use okf_workbench::package::Undisclosable;
+use okf_workbench::ports::LoadFailure;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -289,23 +289,17 @@ pub struct CaseError {
 struct VerifiedFiles<'a> {
     entries: &'a BTreeMap<String, WorkbenchEntry>,
     id: &'a str,
-    /// Set when a file was present but failed verification (an integrity failure, not an
-    /// absence, although the loader port can only say why in words).
-    unverified: std::cell::Cell<bool>,
 }
 
 impl okf_workbench::ports::Loader for VerifiedFiles<'_> {
-    fn load(&self, url: &str, _cap: usize) -> Result<Vec<u8>, String> {
+    fn load(&self, url: &str, _cap: usize) -> Result<Vec<u8>, LoadFailure> {
         // read_file applies the cap the manifest's file kind has.
         let path = manifest::decode_path(url)?;
         read_file(self.entries, self.id, &path)
             .map(|bytes| bytes.to_vec())
             .map_err(|e| match e {
-                FileError::NotListed(m) | FileError::Absent(m) => m,
-                FileError::Unverified(m) => {
-                    self.unverified.set(true);
-                    m
-                }
+                FileError::NotListed(m) | FileError::Absent(m) => LoadFailure::Unavailable(m),
+                FileError::Unverified(m) => LoadFailure::Unverified(m),
             })
     }
 }
@@ -342,20 +336,11 @@ pub fn case_view(
                 field: "case_id",
                 message: format!("{case_id:?} is not a case of workbench {id:?}"),
             })?;
-            let loader = VerifiedFiles {
-                entries,
-                id,
-                unverified: std::cell::Cell::new(false),
-            };
+            let loader = VerifiedFiles { entries, id };
             let package =
                 okf_workbench::package::load_public_package(case, &loader).map_err(|e| {
                     CaseError {
-                        code: match e {
-                            Undisclosable::Unavailable(_) if loader.unverified.get() => {
-                                okf_workbench::package::PACKAGE_INTEGRITY
-                            }
-                            _ => e.code(),
-                        },
+                        code: e.code(),
                         field: "case_id",
                         message: e.message(case_id),
                     }

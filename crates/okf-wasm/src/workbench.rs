@@ -12,7 +12,8 @@
 //! the page fetches and `put`s them, then `finish`. Everything is JSON in, JSON out.
 
 use okf_workbench::ports::{
-    Clock, IdSource, Loader, MemoryPage, PageState, PresentationPort, SeededIds, Selection,
+    Clock, IdSource, LoadFailure, Loader, MemoryPage, PageState, PresentationPort, SeededIds,
+    Selection,
 };
 use okf_workbench::{Session, Ticket, tools};
 use serde::Deserialize;
@@ -74,14 +75,13 @@ struct PageHost {
 }
 
 impl Loader for PageHost {
-    fn load(&self, path: &str, cap: usize) -> Result<Vec<u8>, String> {
+    fn load(&self, path: &str, cap: usize) -> Result<Vec<u8>, LoadFailure> {
         match self.files.borrow().get(path) {
-            None => Err(format!("{path} was not fetched by the page")),
-            Some(Err(reason)) => Err(reason.clone()),
-            Some(Ok(bytes)) if bytes.len() > cap => Err(format!(
-                "{path} is {} bytes, over its {cap}-byte limit",
-                bytes.len()
-            )),
+            None => Err(format!("{path} was not fetched by the page").into()),
+            Some(Err(reason)) => Err(reason.clone().into()),
+            Some(Ok(bytes)) if bytes.len() > cap => {
+                Err(format!("{path} is {} bytes, over its {cap}-byte limit", bytes.len()).into())
+            }
             Some(Ok(bytes)) => Ok(bytes.clone()),
         }
     }

@@ -3,20 +3,28 @@
 
 use crate::error::WorkbenchError;
 use crate::manifest::{Case, MAX_PACKAGE_BYTES, MAX_PART_BYTES, utf16_len};
-use crate::ports::Loader;
+use crate::ports::{LoadFailure, Loader};
 use okf_engine::canonical::{MAX_SAFE_INTEGER, sha256_hex};
 use serde_json::Value;
+
+/// A loader's failure for `path` as this crate's error.
+fn load_error(path: &str, failure: LoadFailure) -> WorkbenchError {
+    match failure {
+        LoadFailure::Unavailable(reason) => WorkbenchError::Unavailable {
+            path: path.to_owned(),
+            reason,
+        },
+        LoadFailure::Unverified(rule) => WorkbenchError::package(path, rule),
+    }
+}
 
 /// Loads and verifies a case's package; returns the parsed package.
 pub fn load_package(case: &Case, loader: &dyn Loader) -> Result<Value, WorkbenchError> {
     let pkg = &case.package;
     let context = if pkg.parts.is_empty() {
-        let bytes = loader.load(&pkg.url, MAX_PACKAGE_BYTES).map_err(|reason| {
-            WorkbenchError::Unavailable {
-                path: pkg.url.clone(),
-                reason,
-            }
-        })?;
+        let bytes = loader
+            .load(&pkg.url, MAX_PACKAGE_BYTES)
+            .map_err(|failure| load_error(&pkg.url, failure))?;
         if sha256_hex(&bytes) != pkg.sha256 {
             return Err(WorkbenchError::package(
                 &pkg.url,
@@ -30,12 +38,9 @@ pub fn load_package(case: &Case, loader: &dyn Loader) -> Result<Value, Workbench
     } else {
         let mut parts = Vec::with_capacity(pkg.parts.len());
         for part in &pkg.parts {
-            let bytes = loader.load(&part.url, MAX_PART_BYTES).map_err(|reason| {
-                WorkbenchError::Unavailable {
-                    path: part.url.clone(),
-                    reason,
-                }
-            })?;
+            let bytes = loader
+                .load(&part.url, MAX_PART_BYTES)
+                .map_err(|failure| load_error(&part.url, failure))?;
             if bytes.len() as u64 != part.bytes {
                 return Err(WorkbenchError::package(
                     &part.url,
@@ -270,13 +275,6 @@ fn check_listed(p: &Value) -> Result<(), WorkbenchError> {
     Ok(())
 }
 
-/// The code of a package that cannot be loaded.
-pub const PACKAGE_UNAVAILABLE: &str = "package_unavailable";
-/// The code of a package or file that failed verification.
-pub const PACKAGE_INTEGRITY: &str = "package_integrity";
-/// The code of a package holding non-public evidence.
-pub const RESTRICTED_EVIDENCE: &str = "restricted_evidence";
-
 /// Why a case's package may not be shown: it cannot be loaded, it failed verification, or it
 /// holds non-public evidence (the public-scope gate).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -293,9 +291,9 @@ impl Undisclosable {
     /// The stable error code every adapter reports.
     pub fn code(&self) -> &'static str {
         match self {
-            Undisclosable::Unavailable(_) => PACKAGE_UNAVAILABLE,
-            Undisclosable::Integrity(_) => PACKAGE_INTEGRITY,
-            Undisclosable::Restricted => RESTRICTED_EVIDENCE,
+            Undisclosable::Unavailable(_) => "package_unavailable",
+            Undisclosable::Integrity(_) => "package_integrity",
+            Undisclosable::Restricted => "restricted_evidence",
         }
     }
 

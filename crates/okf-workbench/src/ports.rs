@@ -4,7 +4,23 @@
 /// Loads manifest-relative files (already checked by the path rule).
 pub trait Loader {
     /// Returns the file's bytes, or why it cannot be had. Must refuse files over `cap` bytes.
-    fn load(&self, path: &str, cap: usize) -> Result<Vec<u8>, String>;
+    fn load(&self, path: &str, cap: usize) -> Result<Vec<u8>, LoadFailure>;
+}
+
+/// Why a [`Loader`] could not hand over a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadFailure {
+    /// The file cannot be had (absent, unreadable, over its cap): the package is unavailable.
+    Unavailable(String),
+    /// The host already found the file is not what the manifest declares (a host that
+    /// verifies as it reads): the package fails verification.
+    Unverified(String),
+}
+
+impl From<String> for LoadFailure {
+    fn from(reason: String) -> Self {
+        LoadFailure::Unavailable(reason)
+    }
 }
 
 /// The session clock, in milliseconds.

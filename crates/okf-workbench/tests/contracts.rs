@@ -335,11 +335,15 @@ fn s4_3_24_and_28_package_question_and_identity_are_verified_on_load() {
     use okf_workbench::package::{check_structure, load_package};
     struct Files(std::collections::BTreeMap<String, Vec<u8>>);
     impl okf_workbench::ports::Loader for Files {
-        fn load(&self, path: &str, _cap: usize) -> Result<Vec<u8>, String> {
+        fn load(
+            &self,
+            path: &str,
+            _cap: usize,
+        ) -> Result<Vec<u8>, okf_workbench::ports::LoadFailure> {
             self.0
                 .get(path)
                 .cloned()
-                .ok_or_else(|| format!("{path} not found"))
+                .ok_or_else(|| format!("{path} not found").into())
         }
     }
     let c = club(false, "https://club.example/id/1");

@@ -7,7 +7,8 @@ use okf_corpus::source::{CorpusSource, DirSource, SourceError};
 use okf_workbench::build::{Built, QuestionsFile};
 use okf_workbench::manifest::{self, MAX_MANIFEST_BYTES};
 use okf_workbench::ports::{
-    Clock, IdSource, Loader, MemoryPage, PageState, PresentationPort, SeededIds, Selection,
+    Clock, IdSource, LoadFailure, Loader, MemoryPage, PageState, PresentationPort, SeededIds,
+    Selection,
 };
 use okf_workbench::{Session, WorkbenchError, package};
 use serde_json::{Value, json};
@@ -132,16 +133,16 @@ impl FileLoader {
 }
 
 impl Loader for FileLoader {
-    fn load(&self, path: &str, cap: usize) -> Result<Vec<u8>, String> {
+    fn load(&self, path: &str, cap: usize) -> Result<Vec<u8>, LoadFailure> {
         self.loads.set(self.loads.get() + 1);
         let relative = manifest::decode_path(path)?;
-        self.source
-            .read(&relative, cap as u64)
-            .map_err(|e| match e {
+        self.source.read(&relative, cap as u64).map_err(|e| {
+            LoadFailure::Unavailable(match e {
                 SourceError::NotFound => format!("{path} is missing"),
                 SourceError::TooLarge => format!("{path} is over its {cap}-byte limit"),
                 SourceError::Other(reason) => format!("{path} is unreadable ({reason})"),
             })
+        })
     }
 }
 
@@ -155,7 +156,7 @@ struct DriverHost {
 }
 
 impl Loader for DriverHost {
-    fn load(&self, path: &str, cap: usize) -> Result<Vec<u8>, String> {
+    fn load(&self, path: &str, cap: usize) -> Result<Vec<u8>, LoadFailure> {
         self.files.load(path, cap)
     }
 }

@@ -4,7 +4,7 @@
 use okf_engine::canonical::{sha256_hex, to_canonical_string};
 use okf_engine::package_identity;
 use okf_workbench::ports::{
-    Clock, IdSource, Loader, MemoryPage, PageState, PresentationPort, Selection,
+    Clock, IdSource, LoadFailure, Loader, MemoryPage, PageState, PresentationPort, Selection,
 };
 use okf_workbench::{Session, VIEW_SCHEMA};
 use serde_json::{Value, json};
@@ -23,14 +23,14 @@ pub struct TestHost {
 }
 
 impl Loader for TestHost {
-    fn load(&self, path: &str, cap: usize) -> Result<Vec<u8>, String> {
+    fn load(&self, path: &str, cap: usize) -> Result<Vec<u8>, LoadFailure> {
         self.loads.set(self.loads.get() + 1);
         let b = self
             .files
             .get(path)
             .ok_or_else(|| format!("{path} not found"))?;
         if b.len() > cap {
-            return Err(format!("over {cap} bytes"));
+            return Err(format!("over {cap} bytes").into());
         }
         Ok(b.clone())
     }
