@@ -321,9 +321,7 @@ fn the_hosts_own_clients_call_every_tool_strict_and_not_and_the_search_fetch_jou
     // A workbench too, so okf_workbench_case goes through every converter and client.
     let manifest = crate::common::example_workbench(&dir, &["How do I borrow books?"]);
     let mut text = std::fs::read_to_string(&registry).unwrap();
-    text.push_str(&format!(
-        "\n[[workbench]]\nid = \"wb\"\nmanifest = {manifest:?}\n"
-    ));
+    text.push_str(&crate::common::workbench_entry(&manifest));
     std::fs::write(&registry, text).unwrap();
     let server = Server::start(&["--registry", registry.to_str().unwrap()]);
     let report = crate::common::external_python_report(

@@ -123,10 +123,7 @@ fn the_part_of_the_tool_list_a_model_sees_stays_within_12000_bytes() {
     );
     // A registry that serves a workbench lists okf_workbench_case too, within 650 bytes more.
     let manifest = crate::common::example_workbench(&dir, &["How do I borrow books?"]);
-    let with_workbench = dwp_registry(
-        &dir,
-        &format!("\n[[workbench]]\nid = \"wb\"\nmanifest = {manifest:?}\n"),
-    );
+    let with_workbench = dwp_registry(&dir, &crate::common::workbench_entry(&manifest));
     let (more, ninth) = model_visible(&with_workbench);
     assert_eq!(ninth, tools + 1);
     assert!(

@@ -398,16 +398,17 @@ pub fn example_workbench(dir: &Path, questions: &[&str]) -> PathBuf {
     out.join("manifest.json")
 }
 
+/// The registry entry serving the workbench `manifest` as `wb`.
+pub fn workbench_entry(manifest: &Path) -> String {
+    format!("\n[[workbench]]\nid = \"wb\"\nmanifest = {manifest:?}\n")
+}
+
 /// A registry serving only a workbench `wb` built by [`example_workbench`] over `questions`;
 /// returns the registry's and the manifest's paths.
 pub fn example_workbench_registry(dir: &Path, questions: &[&str]) -> (PathBuf, PathBuf) {
     let manifest = example_workbench(dir, questions);
     let registry = dir.join("registry.toml");
-    std::fs::write(
-        &registry,
-        format!("[[workbench]]\nid = \"wb\"\nmanifest = {manifest:?}\n"),
-    )
-    .unwrap();
+    std::fs::write(&registry, workbench_entry(&manifest)).unwrap();
     (registry, manifest)
 }
 
