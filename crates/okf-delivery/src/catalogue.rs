@@ -66,6 +66,7 @@ fn record_summary(item: &Value) -> Value {
         "source_locator": text_of(provenance, "locator"),
         "authority_class": record.pointer("/authority/class").and_then(Value::as_str).unwrap_or(""),
         "review_status": record.get("review_status").and_then(Value::as_str).unwrap_or("not-declared"),
+        "access": text_of(record, "access"),
         "reasons": count("reasons"),
         "paths": count("paths"),
     })

@@ -297,6 +297,17 @@ pub fn fetch(context: &Context, item: Item, package_url: &str) -> Result<Value, 
                     metadata.insert(format!("record_{key}"), v.clone());
                 }
             }
+            // Whether the record was authored or extracted, reviewed or not, public or
+            // restricted travels with its text, so a reader cannot take an authored,
+            // unreviewed passage for a reviewed one. The words are the catalogue's.
+            for key in ["assertion_status", "review_status", "access"] {
+                let value = record.get(key).and_then(Value::as_str);
+                let value = match key {
+                    "review_status" => value.unwrap_or("not-declared"),
+                    _ => value.unwrap_or(""),
+                };
+                metadata.insert(format!("record_{key}"), json!(value));
+            }
             metadata.insert(
                 "text_sha256".into(),
                 json!(sha256_hex(selected.text.as_bytes())),

@@ -76,7 +76,19 @@ pub fn not_ready_row(problem: &crate::registry::NotReady) -> Value {
 /// `/ready` names the failure. Returns whether the new registry was adopted.
 pub fn reload(service: &Service, path: &Path) -> bool {
     let previous = service.registry();
-    match Registry::reload(path, &previous) {
+    let next = Registry::reload(path, &previous).and_then(|next| {
+        // A new issuer's keys are fetched before the reload is accepted, as at start-up.
+        if let (Some(verifier), Ok(runtime)) = (&next.auth, tokio::runtime::Handle::try_current()) {
+            runtime.block_on(verifier.prefetch()).map_err(|message| {
+                crate::registry::RegistryError::Invalid {
+                    path: path.to_owned(),
+                    message,
+                }
+            })?;
+        }
+        Ok(next)
+    });
+    match next {
         Ok(next) => {
             log_registry_problems(&next);
             let versions: usize = next.bundles.values().map(|b| b.versions.len()).sum();

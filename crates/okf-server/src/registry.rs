@@ -301,6 +301,9 @@ pub struct Registry {
     /// What the MCP `search` tool asks when a query names no bundle: the registry's
     /// `search_bundle`, else its only bundle or corpus.
     pub search_bundle: Option<String>,
+    /// Whether the registry file names `search_bundle` (otherwise it is the only bundle or
+    /// corpus a caller sees, counted per caller).
+    pub search_bundle_declared: bool,
     /// The policy of each restricted bundle, corpus (by id) and workbench (by `workbench/` and
     /// its id); entries not listed are public.
     pub restricted: BTreeMap<String, Policy>,
@@ -478,6 +481,7 @@ impl Registry {
                 },
             );
         }
+        registry.search_bundle_declared = file.search_bundle.is_some();
         registry.search_bundle = match file.search_bundle {
             Some(id) if registry.answers(&id) => Some(id),
             Some(id) => {
@@ -524,7 +528,11 @@ impl Registry {
                 }
             }
         }
-        if view
+        // The default search bundle counts only what this caller sees, so a hidden entry
+        // changes nothing a caller can observe.
+        if !view.search_bundle_declared {
+            view.search_bundle = view.only_id();
+        } else if view
             .search_bundle
             .as_ref()
             .is_some_and(|id| !view.answers(id))
@@ -555,6 +563,13 @@ impl Registry {
     /// names, so packages bound to it stay correct. A changed declaration gets no such copy.
     pub fn reload(path: &Path, previous: &Registry) -> Result<Self, RegistryError> {
         let mut next = Registry::load(path)?;
+        // Issuers declared as before keep their fetched keys (and their backoff).
+        if let (Some(verifier), Some(before)) = (
+            next.auth.as_mut().and_then(Arc::get_mut),
+            previous.auth.as_deref(),
+        ) {
+            verifier.adopt_keys(before);
+        }
         for bundle in next.bundles.values_mut() {
             for version in bundle.versions.values_mut() {
                 let Err(reason) = &version.state else {

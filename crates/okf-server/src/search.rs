@@ -83,12 +83,16 @@ pub fn fetch(
     caller: &Caller,
 ) -> Result<Value, DeliveryFailure> {
     let item = ItemId::parse(id)?;
-    let request = service.searched(&item.context_id).ok_or_else(|| {
-        DeliveryError::UnknownItem(format!(
-            "no recent search on this server listed {}; run search again (the same query gives the same ids)",
-            item.context_id
-        ))
-    })?;
+    // A search of a bundle this caller may not see is, to it, a search never made.
+    let request = service
+        .searched(&item.context_id)
+        .filter(|request| service.registry_for(caller).answers(&request.bundle))
+        .ok_or_else(|| {
+            DeliveryError::UnknownItem(format!(
+                "no recent search on this server listed {}; run search again (the same query gives the same ids)",
+                item.context_id
+            ))
+        })?;
     let (context, _) = replayed(service, &request, Some(&item.context_id), caller)?;
     context.expect_id(&item.context_id)?;
     let url = permalink(origin, &request, &context);

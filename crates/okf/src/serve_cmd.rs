@@ -120,6 +120,9 @@ pub(crate) enum ServeFailure {
     /// The server could not start or stopped with an error.
     #[error(transparent)]
     Serve(#[from] okf_server::ServeError),
+    /// A token issuer's signing keys could not be fetched at start-up.
+    #[error("{0}")]
+    Keys(String),
     /// The async runtime could not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
@@ -173,6 +176,14 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
         .max_blocking_threads(cores.max(2))
         .build()
         .map_err(ServeFailure::Runtime)?;
+    // Every issuer's keys are fetched before the server listens (unless the registry lets
+    // them be fetched on demand): a registry whose key server is down or misconfigured is
+    // refused now, naming the issuer, rather than failing every token later.
+    if let Some(verifier) = &service.registry().auth {
+        runtime
+            .block_on(verifier.prefetch())
+            .map_err(ServeFailure::Keys)?;
+    }
     let lifecycle = Lifecycle {
         registry_path: args.registry.clone(),
         drain_deadline: Duration::from_millis(args.drain_ms),

@@ -9,8 +9,10 @@
 //! does not exist: absent from every listing and enum, 404 on every route.
 //!
 //! One room per job: `policy` what the registry declares and who may see what, `token` the
-//! checks of one token, `jwks` the issuers' keys.
+//! checks of one token, `jwks` the issuers' key caches, `fetch` one
+//! asynchronous GET of a key set.
 
+mod fetch;
 mod jwks;
 mod policy;
 mod token;

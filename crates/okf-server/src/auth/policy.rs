@@ -18,6 +18,11 @@ pub struct AuthDecl {
     /// the public bundles.
     #[serde(default)]
     pub mcp_requires_token: bool,
+    /// Fetch each issuer's JWKS when a token first needs it instead of at start-up. Default
+    /// false: `okf serve` refuses to start (and a reload is refused) while an issuer's keys
+    /// cannot be fetched and read, naming the issuer.
+    #[serde(default)]
+    pub jwks_on_demand: bool,
     /// The trusted issuers.
     pub issuer: Vec<IssuerDecl>,
 }
@@ -101,6 +106,8 @@ pub struct AuthConfig {
     pub resource: String,
     /// `[auth].mcp_requires_token`.
     pub mcp_requires_token: bool,
+    /// `[auth].jwks_on_demand`.
+    pub jwks_on_demand: bool,
     /// The issuers, in declaration order.
     pub issuers: Vec<IssuerDecl>,
     /// Every scope a policy requires, sorted (the resource metadata's `scopes_supported`).
@@ -163,6 +170,7 @@ impl AuthConfig {
         Ok(AuthConfig {
             resource: decl.resource,
             mcp_requires_token: decl.mcp_requires_token,
+            jwks_on_demand: decl.jwks_on_demand,
             issuers: decl.issuer,
             scopes: scopes.into_iter().collect(),
         })

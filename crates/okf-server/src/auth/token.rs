@@ -10,6 +10,7 @@ use jsonwebtoken::{Algorithm, Validation};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// Longest token read (bytes); a longer `Authorization` value is refused unread.
 pub const MAX_TOKEN_BYTES: usize = 16 * 1024;
@@ -90,7 +91,7 @@ const ALGORITHMS: [(&str, Algorithm); 9] = [
 pub struct Verifier {
     config: AuthConfig,
     audiences: Vec<String>,
-    keys: Vec<Keys>,
+    keys: Vec<Arc<Keys>>,
 }
 
 #[derive(Deserialize)]
@@ -101,7 +102,10 @@ struct Peek {
 
 #[derive(Deserialize)]
 struct Claims {
-    aud: Audience,
+    /// Checked by the validation (a token without it is refused as for the wrong audience);
+    /// optional here so that its absence is not read as a malformed token.
+    #[serde(default)]
+    aud: Option<Audience>,
     #[serde(default)]
     scope: Option<String>,
     #[serde(default)]
@@ -128,7 +132,7 @@ impl Verifier {
         let keys = config
             .issuers
             .iter()
-            .map(|i| Keys::new(&i.jwks_uri))
+            .map(|i| Keys::new(&i.id, &i.jwks_uri))
             .collect();
         Verifier {
             config,
@@ -142,8 +146,68 @@ impl Verifier {
         &self.config
     }
 
-    /// Checks a token and returns what it grants. May fetch an issuer's JWKS (blocking).
-    pub fn verify(&self, token: &str) -> Result<Grant, Failure> {
+    /// Keeps the key caches of `previous` (a registry being reloaded) for every issuer
+    /// declared the same way here, so a reload neither refetches nor forgets their keys.
+    pub fn adopt_keys(&mut self, previous: &Verifier) {
+        for (issuer, keys) in self.config.issuers.iter().zip(self.keys.iter_mut()) {
+            if let Some(kept) = previous
+                .keys
+                .iter()
+                .find(|k| k.issuer() == issuer.id && k.uri() == issuer.jwks_uri)
+            {
+                *keys = Arc::clone(kept);
+            }
+        }
+    }
+
+    /// Fetches the keys of every issuer that has none yet, unless the registry lets them be
+    /// fetched on demand (`[auth].jwks_on_demand`). The error names the first issuer whose
+    /// keys cannot be fetched or read, and why.
+    pub async fn prefetch(&self) -> Result<(), String> {
+        if self.config.jwks_on_demand {
+            return Ok(());
+        }
+        for keys in self.keys.iter().filter(|k| k.fetches() == 0) {
+            keys.load().await.map_err(|reason| {
+                format!(
+                    "auth.issuer {:?}: its signing keys cannot be fetched from {} ({reason}); fix the issuer or set [auth] jwks_on_demand = true to start without them",
+                    keys.issuer(),
+                    keys.uri()
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Key fetches started so far, per issuer id (declaration order).
+    pub fn key_fetches(&self) -> Vec<(String, u64)> {
+        self.keys
+            .iter()
+            .map(|k| (k.issuer().to_owned(), k.fetches()))
+            .collect()
+    }
+
+    /// Checks a token and returns what it grants. May wait for one fetch of the issuer's
+    /// keys (bounded; never more than one in flight per issuer); the signature check itself
+    /// runs on the blocking pool.
+    pub async fn verify(self: &Arc<Self>, token: &str) -> Result<Grant, Failure> {
+        let (at, alg, kid) = self.peek(token)?;
+        let key = self.keys[at]
+            .key(kid.as_deref())
+            .await
+            .map_err(|e| match e {
+                KeyError::Unavailable(_) => Failure::KeysUnavailable,
+                KeyError::Unknown => Failure::UnknownKey,
+            })?;
+        let verifier = Arc::clone(self);
+        let token = token.to_owned();
+        tokio::task::spawn_blocking(move || verifier.check(&token, at, alg, &key))
+            .await
+            .unwrap_or(Err(Failure::Malformed))
+    }
+
+    /// The issuer (its index), algorithm and key id a token claims, before any key is used.
+    fn peek(&self, token: &str) -> Result<(usize, Algorithm, Option<String>), Failure> {
         if token.len() > MAX_TOKEN_BYTES {
             return Err(Failure::Malformed);
         }
@@ -174,20 +238,25 @@ impl Verifier {
             .iter()
             .position(|i| i.issuer == iss)
             .ok_or(Failure::UnknownIssuer)?;
+        Ok((at, alg, peek.kid))
+    }
+
+    /// The signature and claim checks of a token with the key of issuer `at`.
+    fn check(
+        &self,
+        token: &str,
+        at: usize,
+        alg: Algorithm,
+        key: &jsonwebtoken::DecodingKey,
+    ) -> Result<Grant, Failure> {
         let issuer = &self.config.issuers[at];
-        let key = self.keys[at]
-            .key(peek.kid.as_deref())
-            .map_err(|e| match e {
-                KeyError::Unavailable(_) => Failure::KeysUnavailable,
-                KeyError::Unknown => Failure::UnknownKey,
-            })?;
         let mut validation = Validation::new(alg);
         validation.set_issuer(&[&issuer.issuer]);
         validation.set_audience(&self.audiences);
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         validation.leeway = issuer.leeway_seconds;
         validation.validate_nbf = true;
-        let data = jsonwebtoken::decode::<Claims>(token, &key, &validation).map_err(|e| match e
+        let data = jsonwebtoken::decode::<Claims>(token, key, &validation).map_err(|e| match e
             .kind()
         {
             ErrorKind::ExpiredSignature => Failure::Expired,
@@ -201,8 +270,9 @@ impl Verifier {
         })?;
         let claims = data.claims;
         let audiences = match claims.aud {
-            Audience::One(a) => vec![a],
-            Audience::Many(a) => a,
+            Some(Audience::One(a)) => vec![a],
+            Some(Audience::Many(a)) => a,
+            None => return Err(Failure::WrongAudience),
         };
         let mut scopes: BTreeSet<String> = claims
             .scope

@@ -30,6 +30,8 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
 enum Refused {
     /// An `Authorization` header that is not one `Bearer` token.
     NotBearer,
+    /// More than one `Authorization` header.
+    Repeated,
     /// A bearer token that failed a check.
     Token(Failure),
     /// No token on an MCP request, where the registry requires one.
@@ -40,6 +42,7 @@ impl Refused {
     fn label(&self) -> &'static str {
         match self {
             Refused::NotBearer => "not_bearer",
+            Refused::Repeated => "repeated_authorization",
             Refused::Token(f) => f.label(),
             Refused::Missing => "missing_token",
         }
@@ -59,22 +62,21 @@ pub(crate) async fn authenticate(
     };
     let metadata_url = verifier.config().metadata_url();
     let is_mcp = request.uri().path() == "/mcp";
-    let header_value = request.headers().get(header::AUTHORIZATION).cloned();
+    let mut values = request.headers().get_all(header::AUTHORIZATION).iter();
+    let (header_value, repeated) = (values.next().cloned(), values.next().is_some());
     let outcome = match header_value {
+        // Two credentials are ambiguous: which one would the request act under?
+        Some(_) if repeated => Err(Refused::Repeated),
         None if is_mcp && verifier.config().mcp_requires_token => Err(Refused::Missing),
         None => Ok(Caller::anonymous()),
         Some(value) => match bearer(&value) {
             None => Err(Refused::NotBearer),
-            Some(token) => {
-                let token = token.to_owned();
-                let verifier = std::sync::Arc::clone(&verifier);
-                // A first token of an issuer may fetch its JWKS (blocking, time-bounded).
-                match tokio::task::spawn_blocking(move || verifier.verify(&token)).await {
-                    Ok(Ok(grant)) => Ok(Caller { grant: Some(grant) }),
-                    Ok(Err(failure)) => Err(Refused::Token(failure)),
-                    Err(_) => Err(Refused::Token(Failure::KeysUnavailable)),
-                }
-            }
+            // The first token of an issuer may wait for one fetch of its keys (async,
+            // time-bounded, shared by every request that needs them).
+            Some(token) => match verifier.verify(token).await {
+                Ok(grant) => Ok(Caller { grant: Some(grant) }),
+                Err(failure) => Err(Refused::Token(failure)),
+            },
         },
     };
     match outcome {
@@ -108,6 +110,10 @@ fn unauthorized(refused: &Refused, metadata_url: &str, is_mcp: bool) -> Response
             Some("invalid_request"),
             "the Authorization header must be one Bearer token",
         ),
+        Refused::Repeated => (
+            Some("invalid_request"),
+            "send one Authorization header, not several",
+        ),
         Refused::Token(f) => (Some("invalid_token"), f.description()),
     };
     let challenge = match error {
@@ -117,14 +123,19 @@ fn unauthorized(refused: &Refused, metadata_url: &str, is_mcp: bool) -> Response
         None => format!("Bearer resource_metadata=\"{metadata_url}\""),
     };
     let code = error.unwrap_or("missing_token");
+    // RFC 6750 §3.1: a malformed request is 400, a missing or bad credential 401.
+    let status = match refused {
+        Refused::Repeated => StatusCode::BAD_REQUEST,
+        _ => StatusCode::UNAUTHORIZED,
+    };
     if !is_mcp {
-        return ApiError::new(StatusCode::UNAUTHORIZED, code, description)
+        return ApiError::new(status, code, description)
             .challenge(challenge)
             .into_response();
     }
     let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": format!("{code}: {description}")}});
     let mut response = (
-        StatusCode::UNAUTHORIZED,
+        status,
         [(header::CONTENT_TYPE, "application/json")],
         body.to_string(),
     )
@@ -157,14 +168,27 @@ fn add_resource_metadata(response: &mut Response, metadata_url: &str) {
     }
 }
 
-/// `GET /.well-known/oauth-protected-resource[/mcp]`: the protected-resource metadata, or 404
-/// when the registry declares no `[auth]`.
-pub(crate) async fn resource_metadata(State(state): State<AppState>) -> Response {
+/// `GET /.well-known/oauth-protected-resource[/<path>]`: the protected-resource metadata at
+/// the URL challenges advertise (the well-known path inserted before the resource's path,
+/// RFC 9728 §3.1), at the bare well-known path and under `/mcp` (where clients of this
+/// server's endpoint look); 404 for any other path, or when the registry declares no `[auth]`.
+pub(crate) async fn resource_metadata(
+    State(state): State<AppState>,
+    uri: axum::http::Uri,
+) -> Response {
     let registry = state.service.registry();
     let Some(verifier) = registry.auth.as_ref() else {
         return super::error::not_found().await;
     };
     let config = verifier.config();
+    let advertised = config.metadata_url();
+    let asked = uri.path();
+    if !(asked == "/.well-known/oauth-protected-resource"
+        || asked == "/.well-known/oauth-protected-resource/mcp"
+        || advertised.ends_with(asked))
+    {
+        return super::error::not_found().await;
+    }
     let servers: Vec<&str> = config.issuers.iter().map(|i| i.issuer.as_str()).collect();
     let body = json!({
         "resource": config.resource,

@@ -83,7 +83,7 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
             get(super::auth::resource_metadata),
         )
         .route(
-            "/.well-known/oauth-protected-resource/mcp",
+            "/.well-known/oauth-protected-resource/{*resource_path}",
             get(super::auth::resource_metadata),
         )
         .route("/schemas/{name}", get(files::schema))

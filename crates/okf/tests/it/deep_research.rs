@@ -88,6 +88,14 @@ fn search_lists_the_package_then_its_52_records_and_fetch_returns_each_exactly()
         assert_eq!(metadata["text_sha256"], sha256(text));
         assert_eq!(metadata["record_id"], record["id"]);
         assert_eq!(metadata["record_provenance"], record["provenance"]);
+        // The record's standing travels with its text: authored or extracted, reviewed or
+        // not, public or restricted, as the package has it.
+        assert_eq!(
+            metadata["record_assertion_status"],
+            record["assertion_status"]
+        );
+        assert_eq!(metadata["record_review_status"], record["review_status"]);
+        assert_eq!(metadata["record_access"], "public");
         assert_eq!(metadata["evidence_status"], package["evidence_status"]);
         assert_eq!(metadata["scope"], package["scope"]);
         assert_eq!(metadata["limitations"], package["limitations"]);

@@ -14,22 +14,6 @@ use std::time::{Duration, Instant};
 
 const QUESTION: &str = "How do I borrow books?";
 
-/// A connection to `addr` from `source`, another loopback address than the normal client's
-/// (Linux routes all of 127.0.0.0/8 to `lo`): the server's budgets are per client address.
-fn connect_from(addr: &str, source: [u8; 4]) -> std::io::Result<TcpStream> {
-    let addr: std::net::SocketAddr = addr.parse().map_err(std::io::Error::other)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .build()?;
-    runtime.block_on(async {
-        let socket = tokio::net::TcpSocket::new_v4()?;
-        socket.bind(std::net::SocketAddr::from((source, 0)))?;
-        let stream = socket.connect(addr).await?.into_std()?;
-        stream.set_nonblocking(false)?;
-        Ok(stream)
-    })
-}
-
 /// Trickles `bytes` one byte per `gap`, from 127.0.0.3, until `stop` (or the server closes
 /// the socket).
 fn trickle(addr: String, bytes: Vec<u8>, gap: Duration, stop: Arc<AtomicBool>) {

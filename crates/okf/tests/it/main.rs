@@ -16,6 +16,7 @@ mod faults;
 mod first_hour;
 mod grounding;
 mod host_limits;
+mod key_server_faults;
 mod readme_tour;
 mod receipts;
 mod restricted_bundles;

@@ -14,11 +14,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Test-only Ed25519 keys (generated for these tests; they sign nothing else). `A_X` is key
 /// A's public key, base64url, as the test JWKS publishes it; key B is published nowhere.
-const KEY_A: &str = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEILPUfPCZPBlNrKUn9c2dhgcRsO37OaH7ayeWIjEPcKL5\n-----END PRIVATE KEY-----\n";
-const A_X: &str = "W62C8oLzuQVbiVAOklM0UbhMTzaowiquc0yRHt9SbIA";
+pub(crate) const KEY_A: &str = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEILPUfPCZPBlNrKUn9c2dhgcRsO37OaH7ayeWIjEPcKL5\n-----END PRIVATE KEY-----\n";
+pub(crate) const A_X: &str = "W62C8oLzuQVbiVAOklM0UbhMTzaowiquc0yRHt9SbIA";
 const KEY_B: &str = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIANqDPQ/N5g5hKW94fGdUmwlCRVsg2Mpttvs/wAEeBhU\n-----END PRIVATE KEY-----\n";
 
-const RESOURCE: &str = "https://okf.example/mcp";
+pub(crate) const RESOURCE: &str = "https://okf.example/mcp";
 const SCOPE: &str = "okf.staff";
 
 /// A loopback HTTP listener that answers every request with `body` and counts connections.
@@ -51,12 +51,12 @@ fn listen(body: String) -> Listener {
     Listener { url, hits }
 }
 
-fn jwks() -> String {
+pub(crate) fn jwks() -> String {
     json!({"keys": [{"kty": "OKP", "crv": "Ed25519", "x": A_X, "kid": "a", "use": "sig", "alg": "EdDSA"}]})
         .to_string()
 }
 
-fn now() -> u64 {
+pub(crate) fn now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -64,7 +64,7 @@ fn now() -> u64 {
 }
 
 /// A token signed by `key` under `kid` with the given claims.
-fn token(key: &str, kid: &str, claims: &Value) -> String {
+pub(crate) fn token(key: &str, kid: &str, claims: &Value) -> String {
     let mut header = Header::new(Algorithm::EdDSA);
     header.kid = Some(kid.to_owned());
     jsonwebtoken::encode(
@@ -75,12 +75,12 @@ fn token(key: &str, kid: &str, claims: &Value) -> String {
     .unwrap()
 }
 
-fn claims(issuer: &str) -> Value {
+pub(crate) fn claims(issuer: &str) -> Value {
     json!({"iss": issuer, "aud": RESOURCE, "exp": now() + 300, "nbf": now() - 5, "scope": format!("openid {SCOPE}")})
 }
 
 /// A token made by hand: `header` and `claims` as JSON, any signature.
-fn raw_token(header: &Value, claims: &Value, signature: &str) -> String {
+pub(crate) fn raw_token(header: &Value, claims: &Value, signature: &str) -> String {
     use base64::Engine;
     let b64 = |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
     format!("{}.{}.{signature}", b64(header), b64(claims))
@@ -129,6 +129,25 @@ fn tools_list(server: &Server, bearer: Option<&str>) -> Response {
         &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
         &extra,
     )
+}
+
+/// `text` with every `urn:sha256:<64 hex>` written as `urn:sha256:…`.
+pub(crate) fn without_context_ids(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("urn:sha256:") {
+        let (before, after) = rest.split_at(at + "urn:sha256:".len());
+        out.push_str(before);
+        let hex = after.bytes().take_while(u8::is_ascii_hexdigit).count();
+        if hex == 64 {
+            out.push('…');
+            rest = &after[64..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[test]
@@ -202,7 +221,12 @@ fn a_restricted_bundle_does_not_exist_for_an_anonymous_caller_on_any_route() {
     let (restricted, absent) = (asks("okf-dwp"), asks("no-such-id"));
     for (r, a) in restricted.iter().zip(&absent) {
         assert_eq!(r.status, a.status);
-        assert_eq!(r.text().replace("okf-dwp", "no-such-id"), a.text());
+        // A search whose prefix names no bundle the caller sees asks the only bundle it
+        // sees, the prefix included, so the two questions' packages differ by their ids only.
+        assert_eq!(
+            without_context_ids(&r.text().replace("okf-dwp", "no-such-id")),
+            without_context_ids(&a.text())
+        );
         assert!(
             !r.text().contains("dmgch12"),
             "no source of the bundle: {}",
@@ -227,8 +251,8 @@ fn a_restricted_bundle_does_not_exist_for_an_anonymous_caller_on_any_route() {
     assert_eq!(metadata["scopes_supported"], json!([SCOPE]));
     assert_eq!(
         keys.hits.load(Ordering::SeqCst),
-        0,
-        "no token, no key fetch"
+        1,
+        "the one fetch at start-up; anonymous requests fetch nothing"
     );
     server.stop();
     let _ = std::fs::remove_dir_all(dir);
@@ -284,8 +308,8 @@ fn a_caller_whose_token_satisfies_the_policy_gets_the_packages_the_bundle_gives_
     assert_eq!(restricted.request("GET", &path, &[], b"").status, 404);
     assert_eq!(
         keys.hits.load(Ordering::SeqCst),
-        1,
-        "the keys are fetched once and cached"
+        2,
+        "each of the two servers fetches the keys once, at start-up, and caches them"
     );
     restricted.stop();
     public.stop();
@@ -630,5 +654,124 @@ fn a_policy_scope_for_restricted_records_lets_its_holder_read_them_and_no_one_el
     assert_ne!(read.status, 200, "{}", read.text());
     assert!(!read.text().contains("Staff only"));
     server.stop();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// An MCP `tools/call` of `name` with `arguments`, with a bearer token or none.
+fn call_tool(server: &Server, bearer: Option<&str>, name: &str, arguments: Value) -> Response {
+    let bearer = bearer.map(|t| format!("Bearer {t}"));
+    let extra: Vec<(&str, &str)> = bearer
+        .iter()
+        .map(|b| ("Authorization", b.as_str()))
+        .collect();
+    server.mcp(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": name, "arguments": arguments}}),
+        &extra,
+    )
+}
+
+#[test]
+fn search_and_fetch_name_and_count_no_bundle_the_caller_may_not_see() {
+    let dir = temp_dir("restricted-search");
+    let keys = listen(jwks());
+    let issuer = "https://idp.example";
+    let with_restricted = Server::start(&[
+        "--registry",
+        &registry(&dir, issuer, &format!("{}/jwks", keys.url), true),
+    ]);
+    // The same server without the restricted bundle: the answers a caller must not tell apart.
+    let example = crate::common::example("index.json");
+    let example_sha = okf_engine::canonical::sha256_hex(&std::fs::read(&example).unwrap());
+    let only_public = dir.join("only-public.toml");
+    std::fs::write(
+        &only_public,
+        format!("[[bundle]]\nid = \"example\"\nindex = {example:?}\nsha256 = \"{example_sha}\"\nindex_url = \"https://example.invalid/example.json\"\n"),
+    )
+    .unwrap();
+    let without = Server::start(&["--registry", &only_public.to_string_lossy()]);
+    let same = |a: &Response, b: &Response, what: &str| {
+        assert_eq!(a.status, b.status, "{what}");
+        let port = |s: &Server| s.addr.clone();
+        assert_eq!(
+            a.text().replace(&port(&with_restricted), "HOST"),
+            b.text().replace(&port(&without), "HOST"),
+            "{what}"
+        );
+    };
+
+    // A search without a prefix asks the only bundle an anonymous caller sees, as if the
+    // restricted one were never declared.
+    let query = json!({"query": "How do I borrow books?"});
+    let anonymous = call_tool(&with_restricted, None, "search", query.clone());
+    assert_eq!(
+        anonymous.json()["result"]["isError"],
+        false,
+        "{}",
+        anonymous.text()
+    );
+    same(
+        &anonymous,
+        &call_tool(&without, None, "search", query),
+        "search without a prefix",
+    );
+
+    // An authorised search of the restricted bundle lists ids; fetched by anyone the token
+    // does not open the bundle for, each answers as an id never listed.
+    let good = token(KEY_A, "a", &claims(issuer));
+    let searched = call_tool(
+        &with_restricted,
+        Some(&good),
+        "search",
+        json!({"query": format!("okf-dwp: {}", imprisonment_question())}),
+    )
+    .json();
+    let ids: Vec<String> = searched["result"]["structuredContent"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(ids.len() > 2, "{searched}");
+    let no_scope = token(
+        KEY_A,
+        "a",
+        &json!({"iss": issuer, "aud": RESOURCE, "exp": now() + 300, "scope": "openid"}),
+    );
+    let never = "urn:sha256:0000000000000000000000000000000000000000000000000000000000000000";
+    for id in &ids[..3] {
+        let fragment = &id[id.find('#').unwrap()..];
+        let unlisted = format!("{never}{fragment}");
+        for bearer in [None, Some(no_scope.as_str())] {
+            let fetched = call_tool(&with_restricted, bearer, "fetch", json!({"id": id}));
+            let text = fetched.text();
+            assert!(text.contains("unknown_result_id"), "{text}");
+            assert!(
+                !text.contains("okf-dwp") && !text.contains("not served"),
+                "{text}"
+            );
+            same(
+                &fetched,
+                &call_tool(
+                    &without,
+                    bearer.filter(|_| false),
+                    "fetch",
+                    json!({"id": id}),
+                ),
+                "fetch of an authorised search's id",
+            );
+            assert_eq!(
+                without_context_ids(&text),
+                without_context_ids(
+                    &call_tool(&with_restricted, bearer, "fetch", json!({"id": unlisted})).text()
+                ),
+                "as an id never listed"
+            );
+        }
+        // The holder of the token fetches it.
+        let own = call_tool(&with_restricted, Some(&good), "fetch", json!({"id": id})).json();
+        assert_eq!(own["result"]["isError"], false, "{own}");
+    }
+    with_restricted.stop();
+    without.stop();
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -266,7 +266,45 @@ pub fn request_to(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> Response {
-    let mut stream = TcpStream::connect(addr).unwrap();
+    request_over(
+        TcpStream::connect(addr).unwrap(),
+        addr,
+        method,
+        path,
+        headers,
+        body,
+    )
+}
+
+/// [`request_to`] from the loopback address `source` (the server's per-client budgets tell
+/// clients apart by address).
+pub fn request_from(
+    source: [u8; 4],
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Response {
+    request_over(
+        connect_from(addr, source).unwrap(),
+        addr,
+        method,
+        path,
+        headers,
+        body,
+    )
+}
+
+/// Sends one request on `stream` and reads the whole response.
+fn request_over(
+    mut stream: TcpStream,
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Response {
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
@@ -434,4 +472,20 @@ pub fn external_python_report(python_var: &str, script: &str, args: &[String]) -
     );
     assert!(report.contains("checks failed: 0"), "{report}");
     report
+}
+
+/// A connection to `addr` from `source`, another loopback address than the normal client's
+/// (Linux routes all of 127.0.0.0/8 to `lo`): the server's budgets are per client address.
+pub fn connect_from(addr: &str, source: [u8; 4]) -> std::io::Result<TcpStream> {
+    let addr: std::net::SocketAddr = addr.parse().map_err(std::io::Error::other)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()?;
+    runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind(std::net::SocketAddr::from((source, 0)))?;
+        let stream = socket.connect(addr).await?.into_std()?;
+        stream.set_nonblocking(false)?;
+        Ok(stream)
+    })
 }
