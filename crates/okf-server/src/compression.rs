@@ -85,10 +85,10 @@ pub(crate) fn negotiate(headers: &HeaderMap) -> Option<Coding> {
     negotiate_among(headers, &Coding::PREFERRED)
 }
 
-/// As [`negotiate`], among the codings `offered` (in the server's preference).
-pub(crate) fn negotiate_among(headers: &HeaderMap, offered: &[Coding]) -> Option<Coding> {
-    // (token, quality in thousandths); a malformed quality refuses its coding.
-    let items: Vec<(String, u16)> = headers
+/// Each `Accept-Encoding` item as (lowercase token, quality in thousandths); a malformed
+/// quality refuses its coding.
+fn accepted_items(headers: &HeaderMap) -> Vec<(String, u16)> {
+    headers
         .get_all(header::ACCEPT_ENCODING)
         .iter()
         .filter_map(|v| v.to_str().ok())
@@ -102,23 +102,40 @@ pub(crate) fn negotiate_among(headers: &HeaderMap, offered: &[Coding]) -> Option
                 .unwrap_or(0);
             (token, q)
         })
-        .collect();
-    let quality = |coding: Coding| {
-        let named = items.iter().find(|(t, _)| t == coding.token());
-        named
-            .or_else(|| items.iter().find(|(t, _)| t == "*"))
-            .map_or(0, |(_, q)| *q)
-    };
+        .filter(|(token, _)| !token.is_empty())
+        .collect()
+}
+
+/// The quality `items` give `token`: named, else through `*`; `default` when neither is
+/// there.
+fn quality(items: &[(String, u16)], token: &str, default: u16) -> u16 {
+    items
+        .iter()
+        .find(|(t, _)| t == token)
+        .or_else(|| items.iter().find(|(t, _)| t == "*"))
+        .map_or(default, |(_, q)| *q)
+}
+
+/// As [`negotiate`], among the codings `offered` (in the server's preference).
+pub(crate) fn negotiate_among(headers: &HeaderMap, offered: &[Coding]) -> Option<Coding> {
+    let items = accepted_items(headers);
     // The highest quality wins; among equals, the first in the server's preference.
     offered
         .iter()
-        .map(|&c| (quality(c), c))
+        .map(|&c| (quality(&items, c.token(), 0), c))
         .filter(|(q, _)| *q > 0)
         .fold(None, |best: Option<(u16, Coding)>, (q, c)| match best {
             Some((bq, _)) if bq >= q => best,
             _ => Some((q, c)),
         })
         .map(|(_, c)| c)
+}
+
+/// Whether a response can be sent in a coding the request accepts: identity (acceptable
+/// unless refused by name or by `*;q=0`, RFC 9110 §12.5.3) or one this server writes.
+pub(crate) fn something_acceptable(headers: &HeaderMap) -> bool {
+    let items = accepted_items(headers);
+    quality(&items, "identity", 1000) > 0 || negotiate(headers).is_some()
 }
 
 /// A quality value in thousandths (`1`, `0.5`, `0.001`), or `None` when malformed.
@@ -201,6 +218,7 @@ pub(crate) async fn compress_if_accepted(request: Request, next: Next) -> Respon
     if !request.headers().contains_key(header::ACCEPT_ENCODING) {
         return next.run(request).await;
     }
+
     let compress = tower_http::compression::CompressionLayer::new()
         .quality(tower_http::CompressionLevel::Fastest)
         .layer(next);

@@ -166,6 +166,21 @@ fn admit(path: &Path) -> Result<Workbench, Refusal> {
             files.insert(decoded(&part.url)?, declared);
         }
     }
+    // A manifest none of whose case packages is on disk serves nothing but its own listing:
+    // not ready, said once here (a partly present workbench serves what it has, and each
+    // absent file is a 404 naming it).
+    let present = m
+        .cases
+        .iter()
+        .filter(|case| decoded(&case.package.url).is_ok_and(|file| dir.join(file).is_file()))
+        .count();
+    let failure = (present == 0 && !m.cases.is_empty()).then(|| {
+        format!(
+            "none of its {} case packages is present in {}",
+            m.cases.len(),
+            dir.display()
+        )
+    });
     Ok(Workbench {
         snapshot_id: m.snapshot_id.clone(),
         title: m.title.clone(),
@@ -174,7 +189,7 @@ fn admit(path: &Path) -> Result<Workbench, Refusal> {
         admitted: m,
         source,
         files,
-        failure: Arc::default(),
+        failure: Arc::new(Mutex::new(failure)),
     })
 }
 

@@ -1159,3 +1159,151 @@ fn a_refusal_before_a_keep_alive_post_body_is_read_says_connection_close() {
         );
     }
 }
+
+// --- the fourth attack's smaller findings ------------------------------------------------
+
+#[test]
+fn replays_that_assemble_share_the_ask_window() {
+    let server = start(|c| c.rate_limit = Some((3, Duration::from_secs(60))));
+    let ask = json!({"bundle": "example", "question": QUESTION});
+    let post = |path: &str, body: &Value| {
+        server.request(
+            "POST",
+            path,
+            &[("Content-Type", "application/json")],
+            body.to_string().as_bytes(),
+        )
+    };
+    let package = post("/api/ask", &ask);
+    assert_eq!(package.status, 200);
+    let mut replay = ask.clone();
+    replay["context_id"] = package.json()["context_id"].clone();
+    assert_eq!(post("/api/catalogue", &replay).status, 200);
+    let mut read = replay.clone();
+    read["section"] = json!("diagnostics");
+    assert_eq!(post("/api/read", &read).status, 200);
+    // Three requests of the ask window: a fourth replay is refused like a fourth ask.
+    assert_eq!(post("/api/catalogue", &replay).status, 429);
+    assert_eq!(post("/api/ask", &ask).status, 429);
+    // The other window is untouched.
+    assert_eq!(server.get("/nope").status, 404);
+}
+
+#[test]
+fn a_client_that_accepts_no_coding_gets_406_before_anything_is_assembled() {
+    let server = start(|_| {});
+    for refusal in ["identity;q=0", "*;q=0", "identity;q=0, deflate"] {
+        let r = server.request(
+            "POST",
+            "/api/ask",
+            &[
+                ("Content-Type", "application/json"),
+                ("Accept-Encoding", refusal),
+            ],
+            json!({"bundle": "example", "question": QUESTION})
+                .to_string()
+                .as_bytes(),
+        );
+        assert_eq!(r.status, 406, "{refusal}");
+        let error = r.error();
+        assert_eq!(error["code"], "not_acceptable");
+        assert_eq!(error["field"], "Accept-Encoding");
+        assert!(
+            r.body.len() < 300,
+            "no package in the body: {}",
+            r.body.len()
+        );
+    }
+    let metrics = String::from_utf8(server.get("/metrics").body).unwrap();
+    assert!(
+        !metrics
+            .lines()
+            .any(|l| l.starts_with("okf_assemblies_total{") && !l.ends_with(" 0")),
+        "nothing was assembled:\n{metrics}"
+    );
+    // identity refused but gzip accepted: answered, compressed.
+    let r = server.request(
+        "POST",
+        "/api/ask",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept-Encoding", "identity;q=0, gzip"),
+        ],
+        json!({"bundle": "example", "question": QUESTION})
+            .to_string()
+            .as_bytes(),
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-encoding").as_deref(), Some("gzip"));
+}
+
+#[test]
+fn content_encoding_identity_is_the_body_as_sent_and_two_authorization_headers_are_400() {
+    let server = start(|_| {});
+    let body = json!({"bundle": "example", "question": QUESTION}).to_string();
+    let r = server.request(
+        "POST",
+        "/api/ask",
+        &[
+            ("Content-Type", "application/json"),
+            ("Content-Encoding", "identity"),
+        ],
+        body.as_bytes(),
+    );
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let r = server.request(
+        "POST",
+        "/api/ask",
+        &[
+            ("Content-Type", "application/json"),
+            ("Content-Encoding", "gzip"),
+        ],
+        body.as_bytes(),
+    );
+    assert_eq!(r.status, 415);
+    let r = server.request(
+        "POST",
+        "/api/ask",
+        &[
+            ("Content-Type", "application/json"),
+            ("Authorization", "Bearer a.b.c"),
+            ("Authorization", "Bearer d.e.f"),
+        ],
+        body.as_bytes(),
+    );
+    assert_eq!(r.status, 400);
+    let error = r.error();
+    assert_eq!(error["code"], "duplicate_header");
+    assert_eq!(error["field"], "Authorization");
+}
+
+#[test]
+fn a_workbench_none_of_whose_packages_is_present_is_not_ready() {
+    let dir = std::env::temp_dir().join(format!("okf-hardening-wb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // DWP's published workbench manifest lists 40 case packages; none is shipped beside it.
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/dwp/evaluation/evidence-workbench/manifest.json")
+        .canonicalize()
+        .unwrap();
+    let registry = dir.join("registry.toml");
+    std::fs::write(
+        &registry,
+        format!("[[workbench]]\nid = \"dwp-staff\"\nmanifest = {manifest:?}\n"),
+    )
+    .unwrap();
+    let server = start_with(Registry::load(&registry).unwrap(), |_| {});
+    let ready = server.get("/ready");
+    assert_eq!(
+        ready.status,
+        503,
+        "{}",
+        String::from_utf8_lossy(&ready.body)
+    );
+    let text = String::from_utf8_lossy(&ready.body).into_owned();
+    assert!(
+        text.contains("none of its 40 case packages is present"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

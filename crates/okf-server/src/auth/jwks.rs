@@ -90,7 +90,7 @@ pub(crate) enum KeyError {
 
 /// What one look at the cache decided.
 enum Next {
-    Done(Result<Jwk, KeyError>),
+    Done(Result<Box<Jwk>, KeyError>),
     Wait(u64, watch::Receiver<()>),
 }
 
@@ -131,7 +131,8 @@ impl Keys {
         loop {
             match self.next(kid, waited) {
                 Next::Done(found) => {
-                    return DecodingKey::from_jwk(&found?).map_err(|_| KeyError::Unknown);
+                    let found = found?;
+                    return DecodingKey::from_jwk(&found).map_err(|_| KeyError::Unknown);
                 }
                 Next::Wait(id, mut done) => {
                     let _waiting = Waiter { keys: self, id };
@@ -154,7 +155,7 @@ impl Keys {
             .is_some_and(|t| now.duration_since(t) <= MAX_AGE);
         let settled = |state: &State, found: Option<Jwk>| {
             // A key already held keeps working while the issuer is unreachable.
-            Next::Done(found.ok_or_else(|| state.missing()))
+            Next::Done(found.map(Box::new).ok_or_else(|| state.missing()))
         };
         if waited || (fresh && found.is_some()) {
             return settled(&state, found);

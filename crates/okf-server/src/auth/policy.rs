@@ -302,6 +302,7 @@ mod tests {
         let config = |resource: &str| AuthConfig {
             resource: resource.into(),
             mcp_requires_token: false,
+            jwks_on_demand: false,
             issuers: Vec::new(),
             scopes: Vec::new(),
         };

@@ -30,8 +30,6 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
 enum Refused {
     /// An `Authorization` header that is not one `Bearer` token.
     NotBearer,
-    /// More than one `Authorization` header.
-    Repeated,
     /// A bearer token that failed a check.
     Token(Failure),
     /// No token on an MCP request, where the registry requires one.
@@ -42,7 +40,6 @@ impl Refused {
     fn label(&self) -> &'static str {
         match self {
             Refused::NotBearer => "not_bearer",
-            Refused::Repeated => "repeated_authorization",
             Refused::Token(f) => f.label(),
             Refused::Missing => "missing_token",
         }
@@ -62,11 +59,9 @@ pub(crate) async fn authenticate(
     };
     let metadata_url = verifier.config().metadata_url();
     let is_mcp = request.uri().path() == "/mcp";
-    let mut values = request.headers().get_all(header::AUTHORIZATION).iter();
-    let (header_value, repeated) = (values.next().cloned(), values.next().is_some());
+    // A second Authorization header was refused by the framing guard.
+    let header_value = request.headers().get(header::AUTHORIZATION).cloned();
     let outcome = match header_value {
-        // Two credentials are ambiguous: which one would the request act under?
-        Some(_) if repeated => Err(Refused::Repeated),
         None if is_mcp && verifier.config().mcp_requires_token => Err(Refused::Missing),
         None => Ok(Caller::anonymous()),
         Some(value) => match bearer(&value) {
@@ -110,10 +105,6 @@ fn unauthorized(refused: &Refused, metadata_url: &str, is_mcp: bool) -> Response
             Some("invalid_request"),
             "the Authorization header must be one Bearer token",
         ),
-        Refused::Repeated => (
-            Some("invalid_request"),
-            "send one Authorization header, not several",
-        ),
         Refused::Token(f) => (Some("invalid_token"), f.description()),
     };
     let challenge = match error {
@@ -123,11 +114,7 @@ fn unauthorized(refused: &Refused, metadata_url: &str, is_mcp: bool) -> Response
         None => format!("Bearer resource_metadata=\"{metadata_url}\""),
     };
     let code = error.unwrap_or("missing_token");
-    // RFC 6750 §3.1: a malformed request is 400, a missing or bad credential 401.
-    let status = match refused {
-        Refused::Repeated => StatusCode::BAD_REQUEST,
-        _ => StatusCode::UNAUTHORIZED,
-    };
+    let status = StatusCode::UNAUTHORIZED;
     if !is_mcp {
         return ApiError::new(status, code, description)
             .challenge(challenge)

@@ -45,7 +45,12 @@ pub(crate) async fn framing_guard(
     next: Next,
 ) -> Response {
     let headers = request.headers();
-    for (name, field) in [(header::HOST, "Host"), (header::ORIGIN, "Origin")] {
+    // Two credentials are as ambiguous as two hosts: which would the request act under?
+    for (name, field) in [
+        (header::HOST, "Host"),
+        (header::ORIGIN, "Origin"),
+        (header::AUTHORIZATION, "Authorization"),
+    ] {
         if headers.get_all(&name).iter().count() > 1 {
             return ApiError::new(
                 StatusCode::BAD_REQUEST,
@@ -55,6 +60,17 @@ pub(crate) async fn framing_guard(
             .on(field)
             .into_response();
         }
+    }
+    // Refused before any work is done: a package built for a client that accepts none of the
+    // codings it could be sent in would only be thrown away.
+    if !crate::compression::something_acceptable(headers) {
+        return ApiError::new(
+            StatusCode::NOT_ACCEPTABLE,
+            "not_acceptable",
+            "Accept-Encoding refuses identity and every coding this server writes (zstd, br, gzip)",
+        )
+        .on("Accept-Encoding")
+        .into_response();
     }
     let codings: Vec<_> = headers.get_all(header::TRANSFER_ENCODING).iter().collect();
     let plain_chunked = match codings.as_slice() {
@@ -197,7 +213,14 @@ pub(crate) async fn content_type_guard(
             .on("Content-Type")
             .into_response();
         }
-        if request.headers().contains_key(header::CONTENT_ENCODING) {
+        // `identity` names no coding at all (RFC 9110 §8.4.1), so it is the body as sent.
+        let encoded = request
+            .headers()
+            .get_all(header::CONTENT_ENCODING)
+            .iter()
+            .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+            .any(|coding| !coding.trim().eq_ignore_ascii_case("identity"));
+        if encoded {
             return ApiError::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "unsupported_media_type",

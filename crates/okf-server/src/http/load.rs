@@ -26,15 +26,25 @@ enum RouteClass {
     Other,
 }
 
+/// The POST routes that may assemble a package: an ask, and the replays of one (an answer
+/// check, a catalogue page, a read, and every MCP call), which assemble whenever the package
+/// is no longer retained. They share the ask window, so replays cannot add assemblies on top
+/// of a client's ask limit.
+const ASSEMBLING_ROUTES: [&str; 5] = [
+    "/api/ask",
+    "/api/check-answer",
+    "/api/catalogue",
+    "/api/read",
+    "/mcp",
+];
+
 fn route_class(request: &Request) -> RouteClass {
     let path = request.uri().path();
     if path == "/health" {
         RouteClass::Health
     } else if request.method() == Method::GET && crate::page::is_page_path(path) {
         RouteClass::Page
-    } else if request.method() == Method::POST
-        && (path == "/api/ask" || path == "/api/check-answer" || path == "/mcp")
-    {
+    } else if request.method() == Method::POST && ASSEMBLING_ROUTES.contains(&path) {
         RouteClass::Ask
     } else {
         RouteClass::Other

@@ -56,10 +56,28 @@ pub(crate) async fn mcp_body_guard(
     let mut request = Request::from_parts(parts, Body::from(bytes));
     request.extensions_mut().insert(slot.clone());
     let response = next.run(request).await;
+    if let Some(scopes) = slot.take_step_up() {
+        return step_up(response, &scopes);
+    }
     match slot.take() {
         Some((package, escaped)) => splice_package(response, &package, escaped).await,
         None => as_jsonrpc_error(response).await,
     }
+}
+
+/// A tool call refused because the caller's token lacks `scopes`: `403` with the challenge
+/// the MCP authorization specification describes for runtime insufficient scope (RFC 6750
+/// §3.1), so a client can obtain a token with the scope; the JSON-RPC body (the tool's
+/// refusal) is kept. The resource metadata is added to the challenge by the auth layer.
+fn step_up(response: Response, scopes: &str) -> Response {
+    let (mut parts, body) = response.into_parts();
+    parts.status = StatusCode::FORBIDDEN;
+    if let Ok(value) = header::HeaderValue::from_str(&format!(
+        "Bearer error=\"insufficient_scope\", scope=\"{scopes}\", error_description=\"the token lacks a scope this bundle needs\""
+    )) {
+        parts.headers.insert(header::WWW_AUTHENTICATE, value);
+    }
+    Response::from_parts(parts, body)
 }
 
 /// Longest part of a transport's own error text kept in the JSON-RPC error message.

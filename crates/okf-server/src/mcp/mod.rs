@@ -146,7 +146,20 @@ impl OkfMcp {
         let started = Instant::now();
         let Outcome { bundle, reply } = tools::run(&self.service, name, arguments, origin, caller)?;
         let (result, evidence_status) = match reply {
-            Reply::Result(result) => {
+            Reply::Result(mut result) => {
+                // A refusal for want of a scope becomes the HTTP layer's 403 challenge, so
+                // the client can ask its user for the scope (MCP authorization: step-up).
+                if let Some(scopes) = result
+                    .meta
+                    .as_mut()
+                    .and_then(|meta| meta.0.remove(tools::STEP_UP_META_KEY))
+                {
+                    result.meta = None;
+                    if let (Some(slot), Some(scopes)) = (slot, scopes.as_str()) {
+                        slot.step_up(scopes);
+                    }
+                }
+                let result = splice::bounded(result);
                 let status = result
                     .structured_content
                     .as_ref()

@@ -62,6 +62,8 @@ pub(crate) enum SpliceError {
 pub(crate) struct PackageSlot {
     left: Arc<Mutex<Option<Left>>>,
     texts: Arc<EscapedTexts>,
+    /// The scopes a tool call was refused for want of, for the HTTP layer's challenge.
+    step_up: Arc<Mutex<Option<String>>>,
 }
 
 impl PackageSlot {
@@ -70,7 +72,21 @@ impl PackageSlot {
         PackageSlot {
             left: Arc::default(),
             texts,
+            step_up: Arc::default(),
         }
+    }
+
+    /// Records that the call was refused because the caller's token lacks `scopes`.
+    pub(crate) fn step_up(&self, scopes: &str) {
+        *self.step_up.lock().unwrap_or_else(PoisonError::into_inner) = Some(scopes.to_owned());
+    }
+
+    /// The scopes a call was refused for want of, if it was.
+    pub(crate) fn take_step_up(&self) -> Option<String> {
+        self.step_up
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
     }
 
     /// Keeps `package` for the response, escaping its text now: on the tool's blocking
@@ -93,7 +109,9 @@ impl PackageSlot {
 /// at the largest budget (524,288 bytes) cannot travel twice, as structured content and again
 /// as a text block.
 pub(crate) const MAX_TOOL_RESULT_BYTES: usize = 1_000_000;
-/// Room kept for the JSON-RPC envelope and the result's other members.
+/// Room kept for the JSON-RPC envelope around a measured result (its `id` is at most 128
+/// characters, 768 bytes escaped) and, for a spliced package, the result's other members
+/// (the receipt in `_meta`, under 1 KB).
 const ENVELOPE_ROOM: usize = 8_192;
 
 /// Whether a result with `structured` bytes of structured content and a text block of
@@ -155,24 +173,50 @@ pub(crate) fn placeholder() -> CallToolResult {
 }
 
 /// A successful result whose structured content is `value` and whose one text block is
-/// `text` (the same JSON), without rmcp writing `value` into a text block first.
-/// When the result would pass [`MAX_TOOL_RESULT_BYTES`], the text block says where the
-/// content is instead of repeating it.
+/// `text` (the same JSON), without rmcp writing `value` into a text block first. Its size is
+/// bounded where the call's result is finished ([`bounded`]).
 pub(crate) fn with_text(value: Value, text: String) -> CallToolResult {
-    // Escaping at most doubles a byte count by six; only large texts need measuring.
-    let large = text.len() * 2 + ENVELOPE_ROOM > MAX_TOOL_RESULT_BYTES;
-    let text = if large
-        && !fits(
-            text.len(),
-            serde_json::to_string(&text).map_or(usize::MAX, |t| t.len()),
-        ) {
-        too_large_note(text.len(), None)
-    } else {
-        text
-    };
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(value);
     result
+}
+
+/// The number of bytes `value` serialises to, measured without keeping them.
+fn serialised_len(value: &impl serde::Serialize) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    serde_json::to_writer(&mut counter, value).map_or(usize::MAX, |()| counter.0)
+}
+
+/// `result` as it will be written, kept within [`MAX_TOOL_RESULT_BYTES`] with the JSON-RPC
+/// envelope by measuring its serialised bytes (not estimating them): a result over it keeps
+/// its structured content and says in its text blocks where the content is, the way a large
+/// package does; a result whose structured content alone is over it becomes a tool error.
+pub(crate) fn bounded(mut result: CallToolResult) -> CallToolResult {
+    let size = serialised_len(&result);
+    if size.saturating_add(ENVELOPE_ROOM) <= MAX_TOOL_RESULT_BYTES {
+        return result;
+    }
+    for block in &mut result.content {
+        if let Some(text) = block.as_text().map(|t| t.text.len()) {
+            *block = ContentBlock::text(too_large_note(text, None));
+        }
+    }
+    if serialised_len(&result).saturating_add(ENVELOPE_ROOM) <= MAX_TOOL_RESULT_BYTES {
+        return result;
+    }
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "result_too_large: this result is {size} bytes of JSON, over the {MAX_TOOL_RESULT_BYTES}-byte tool result limit of MCP hosts. Nothing was returned; ask with a smaller budget, or read the package in bounded slices with read_okf_evidence."
+    ))])
 }
 
 /// The text block of a whole package as a JSON string literal: the package's own text, or,
@@ -278,6 +322,7 @@ mod tests {
         JsonRpcResponse, JsonRpcVersion2_0, NumberOrString, RequestId, ServerJsonRpcMessage,
         ServerResult,
     };
+    use serde_json::json;
 
     /// A package whose text needs escaping: quotes, a backslash, a control character,
     /// non-ASCII and an astral character.
@@ -351,6 +396,45 @@ mod tests {
             first.as_ptr(),
             "an evicted text is escaped again"
         );
+    }
+
+    /// A result whose structured content is `plain` letters and `quoted` quotation marks
+    /// (each escapes to two bytes, and to four in the text block's copy), and whose text
+    /// block is the same JSON.
+    fn escaping_result(plain: usize, quoted: usize) -> CallToolResult {
+        let value = json!({"text": format!("{}{}", "a".repeat(plain), "\"".repeat(quoted))});
+        let text = value.to_string();
+        with_text(value, text)
+    }
+
+    fn written_len(result: &CallToolResult) -> usize {
+        serde_json::to_vec(result).unwrap().len()
+    }
+
+    #[test]
+    fn a_result_is_bounded_by_its_serialised_size_not_an_estimate() {
+        let small = escaping_result(1_000, 10);
+        assert_eq!(
+            bounded(small.clone()),
+            small,
+            "a small result is left alone"
+        );
+        // A 495,012-byte text with 4 % escaping: the old estimate (2 × text + 8,192 =
+        // 998,216) let it through, and the result was 1,030,000 bytes.
+        let near = escaping_result(455_000, 20_000);
+        assert!(written_len(&near) > MAX_TOOL_RESULT_BYTES);
+        let kept = bounded(near.clone());
+        assert!(written_len(&kept) + ENVELOPE_ROOM <= MAX_TOOL_RESULT_BYTES);
+        assert_eq!(
+            kept.structured_content, near.structured_content,
+            "the structured content is kept whole"
+        );
+        let note = &kept.content[0].as_text().unwrap().text;
+        assert!(note.contains("is in structuredContent"), "{note}");
+        // Structured content alone over the limit: nothing but a tool error.
+        let too_large = bounded(escaping_result(0, 600_000));
+        assert_eq!(too_large.is_error, Some(true));
+        assert!(too_large.structured_content.is_none());
     }
 
     #[test]

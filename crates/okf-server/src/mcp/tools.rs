@@ -101,11 +101,40 @@ fn run_fetch(service: &Service, arguments: Value, origin: &str, caller: &Caller)
 
 /// A refused delivery tool call: the code, the field and the rule, then `advice`.
 fn refusal(e: &crate::delivery::DeliveryFailure, advice: &str) -> CallToolResult {
+    if let crate::delivery::DeliveryFailure::Service(inner) = e {
+        return with_step_up(
+            tool_error(format!("{}. {advice}", service_error_text(inner))),
+            inner,
+        );
+    }
     let field = e
         .field()
         .map(|f| format!(" (field {f})"))
         .unwrap_or_default();
     tool_error(format!("{}{field}: {e}. {advice}", e.code()))
+}
+
+/// The metadata key under which a tool error carries the scopes a caller lacks, for the HTTP
+/// layer to turn into a `403` step-up challenge (removed before the result is written).
+pub(super) const STEP_UP_META_KEY: &str = "okf/insufficientScope";
+
+/// `result`, marked with the scopes `e` says the caller's token lacks, if it says so.
+fn with_step_up(mut result: CallToolResult, e: &ServiceError) -> CallToolResult {
+    if let ServiceError::InsufficientScope { scopes, .. } = e {
+        let mut meta = JsonObject::new();
+        meta.insert(STEP_UP_META_KEY.to_owned(), json!(scopes));
+        result.meta = Some(rmcp::model::MetaObject(meta));
+    }
+    result
+}
+
+/// `code (field f): message` of a service error.
+fn service_error_text(e: &ServiceError) -> String {
+    let field = e
+        .field()
+        .map(|f| format!(" (field {f})"))
+        .unwrap_or_default();
+    format!("{}{field}: {e}", e.code())
 }
 
 fn delivery_failure(e: &crate::delivery::DeliveryFailure) -> CallToolResult {
@@ -194,14 +223,13 @@ pub(super) fn tool_error(message: impl Into<String>) -> CallToolResult {
 }
 
 pub(super) fn service_error(e: &ServiceError) -> CallToolResult {
-    let field = e
-        .field()
-        .map(|f| format!(" (field {f})"))
-        .unwrap_or_default();
-    tool_error(format!(
-        "{}{field}: {e}. No package was assembled.",
-        e.code()
-    ))
+    with_step_up(
+        tool_error(format!(
+            "{}. No package was assembled.",
+            service_error_text(e)
+        )),
+        e,
+    )
 }
 
 /// The JSON text and parsed value of one package, as one tool result (the path of a call

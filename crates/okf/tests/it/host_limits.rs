@@ -73,6 +73,61 @@ fn no_tool_result_passes_a_million_bytes_at_the_largest_budget() {
 }
 
 #[test]
+fn the_largest_workbench_case_stays_within_a_million_bytes_measured() {
+    // A workbench whose one case is the imprisonment question at the largest budget: its
+    // package and briefing come to about 490 KB, and the result once carried them twice
+    // (1,004,986 bytes, under an estimate that missed JSON escaping).
+    let dir = temp_dir("host-limits-workbench");
+    let questions = dir.join("questions.json");
+    std::fs::write(
+        &questions,
+        json!({"questions": [{"id": "imprisonment", "label": "Imprisonment", "question": imprisonment_question()}]}).to_string(),
+    )
+    .unwrap();
+    let out = dir.join("wb");
+    let built = crate::common::okf(&[
+        "workbench",
+        "build",
+        "--index",
+        &crate::common::shared("dwp/full-dmg/context/assembly-index.json"),
+        "--binding-url",
+        crate::common::DWP_URL,
+        "--binding-sha256",
+        crate::common::DWP_SHA,
+        "--questions",
+        questions.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(built.status.success(), "{}", crate::common::stderr(&built));
+    let registry = dwp_registry(
+        &dir,
+        &crate::common::workbench_entry(&out.join("manifest.json")),
+    );
+    let server = Server::start(&["--registry", registry.to_str().unwrap()]);
+    let (size, reply) = call(
+        &server,
+        "okf_workbench_case",
+        json!({"workbench": "wb", "case_id": "imprisonment"}),
+    );
+    let result = &reply["result"];
+    assert_eq!(result["isError"], false, "{}", result["content"]);
+    assert!(size <= LIMIT, "okf_workbench_case result is {size} bytes");
+    let package = &result["structuredContent"]["package"];
+    assert!(
+        package.to_string().len() > 400_000,
+        "the case carries the whole package"
+    );
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.len() < 2_000 && text.contains("structuredContent"),
+        "the text says where the content is rather than repeating it"
+    );
+    server.stop();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn a_package_that_fits_twice_is_also_its_own_text_block() {
     let server = Server::start(&[]);
     let ask = json!({"bundle": "example", "question": "How do I borrow books?"});

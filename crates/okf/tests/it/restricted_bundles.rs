@@ -335,6 +335,8 @@ fn every_bad_token_is_refused_as_rfc_6750_says_counted_by_reason_and_never_logge
     other_audience["aud"] = json!("https://another.example/mcp");
     let mut no_scope = claims(issuer);
     no_scope["scope"] = json!("openid");
+    let mut no_audience = claims(issuer);
+    no_audience.as_object_mut().unwrap().remove("aud");
     let good = token(KEY_A, "a", &claims(issuer));
     let signature = good.rsplit('.').next().unwrap().to_owned();
     let jku = {
@@ -359,6 +361,12 @@ fn every_bad_token_is_refused_as_rfc_6750_says_counted_by_reason_and_never_logge
         (
             "wrong audience",
             token(KEY_A, "a", &other_audience),
+            401,
+            "wrong_audience",
+        ),
+        (
+            "no audience at all",
+            token(KEY_A, "a", &no_audience),
             401,
             "wrong_audience",
         ),
@@ -425,6 +433,23 @@ fn every_bad_token_is_refused_as_rfc_6750_says_counted_by_reason_and_never_logge
         )),
         "{challenge}"
     );
+    // The same refusal through an MCP tool is the 403 challenge too (MCP authorization:
+    // runtime insufficient scope), so a client can step up; the body is the tool's refusal.
+    let short_bearer = format!("Bearer {}", token(KEY_A, "a", &no_scope));
+    let via_mcp = server.mcp(
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "ask_okf", "arguments": body}}),
+        &[("Authorization", short_bearer.as_str())],
+    );
+    assert_eq!(via_mcp.status, 403, "{}", via_mcp.text());
+    let challenge = via_mcp.header("www-authenticate").unwrap();
+    assert!(
+        challenge.starts_with(&format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{SCOPE}\""
+        )) && challenge.contains("resource_metadata="),
+        "{challenge}"
+    );
+    assert_eq!(via_mcp.json()["result"]["isError"], true);
+    assert!(via_mcp.json()["result"].get("_meta").is_none());
     // Not a bearer scheme at all.
     let basic = server.request(
         "GET",
@@ -773,5 +798,57 @@ fn search_and_fetch_name_and_count_no_bundle_the_caller_may_not_see() {
     }
     with_restricted.stop();
     without.stop();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_resource_metadata_is_served_where_the_challenge_says_whatever_the_resource_path() {
+    let dir = temp_dir("restricted-metadata-path");
+    let keys = listen(jwks());
+    let path = registry(
+        &dir,
+        "https://idp.example",
+        &format!("{}/jwks", keys.url),
+        true,
+    );
+    let resource = "https://okf.example/okf/mcp";
+    let text = std::fs::read_to_string(&path).unwrap().replacen(
+        &format!("resource = \"{RESOURCE}\""),
+        &format!("resource = \"{resource}\""),
+        1,
+    );
+    std::fs::write(&path, text).unwrap();
+    let server = Server::start(&["--registry", &path]);
+    let refused = ask_with(
+        &server,
+        Some("not-a-jwt"),
+        &json!({"bundle": "example", "question": "q"}),
+    );
+    let challenge = refused.header("www-authenticate").unwrap().to_owned();
+    let advertised = "https://okf.example/.well-known/oauth-protected-resource/okf/mcp";
+    assert!(
+        challenge.contains(&format!("resource_metadata=\"{advertised}\"")),
+        "{challenge}"
+    );
+    for path in [
+        "/.well-known/oauth-protected-resource/okf/mcp",
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        let metadata = server.request("GET", path, &[], b"");
+        assert_eq!(metadata.status, 200, "{path}");
+        assert_eq!(metadata.json()["resource"], resource, "{path}");
+    }
+    for other in [
+        "/.well-known/oauth-protected-resource/elsewhere",
+        "/.well-known/oauth-protected-resource/kf/mcp",
+    ] {
+        assert_eq!(
+            server.request("GET", other, &[], b"").status,
+            404,
+            "{other}"
+        );
+    }
+    server.stop();
     let _ = std::fs::remove_dir_all(dir);
 }
