@@ -11,7 +11,10 @@ Needs only the standard library and the `jsonschema` package (>= 4.18, for `refe
       the reference engine's DWP packages and corpus fixture, and explain.schema.json accepts
       the `okf explain --record` views; deliberately broken packages must be rejected;
   (d) ask-request.schema.json (and the error, bundles and health schemas) accept and reject
-      hand-written examples.
+      hand-written examples;
+  (e) answer-check.schema.json accepts the reports `okf check-answer` prints for answers that
+      are grounded, quote a fragment (quote_not_whole_sentence, with its sentences) and quote
+      another record (quote_in_other_record, with where), and rejects altered reports.
 
 Exit status 0 only if everything passed. Usage:
 
@@ -518,6 +521,59 @@ def check_api_documents(schemas):
         mutate(h)
         expect_invalid(hea, h, f"health: {label}")
 
+# ----------------------------------------------------------------------------- (e)
+def check_answer_reports(schemas):
+    print("(e) answer-check reports")
+    v = validator(schemas["answer-check.schema.json"])
+    pkg = run_okf(["ask", "--json", "How do I borrow books?"], "example package for answer checks")
+    if pkg is None:
+        return
+    text = {s["record"]["id"].rsplit("/", 1)[-1]: (s["record"]["id"], s["record"]["text"]) for s in pkg["selected"]}
+    rules, rules_text = text["lending-rules"]
+    card, card_text = text["card-eligibility"]
+    first = lambda t: t.split(". ")[0] + "."
+
+    def answer(citations):
+        return {"schema": "okf-grounded-answer.v1", "context_id": pkg["context_id"],
+                "evidence_status": pkg["evidence_status"],
+                "claims": [{"id": f"c{i}", "text": "A claim.", "requirement": None, "citations": [c]}
+                           for i, c in enumerate(citations)]}
+
+    cases = [
+        ("grounded", answer([{"record": rules, "quote": first(rules_text)},
+                             {"record": card, "quote": first(card_text)}]), 0, None),
+        ("a fragment", answer([{"record": rules, "quote": first(rules_text)[:50]}]), 1, "quote_not_whole_sentence"),
+        ("another record's sentence", answer([{"record": rules, "quote": first(card_text)}]), 1, "quote_in_other_record"),
+    ]
+    reports = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        package_path = Path(tmp) / "package.json"
+        package_path.write_text(json.dumps(pkg), encoding="utf-8")
+        for label, doc, code, error in cases:
+            answer_path = Path(tmp) / "answer.json"
+            answer_path.write_text(json.dumps(doc), encoding="utf-8")
+            proc = subprocess.run([str(OKF), "check-answer", "--json", "--package", str(package_path), str(answer_path)],
+                                  capture_output=True, timeout=300)
+            if proc.returncode != code:
+                fail(f"report: {label}", f"okf check-answer exited {proc.returncode}, expected {code}")
+                continue
+            report = json.loads(proc.stdout)
+            if error is not None and error not in report["errors"]:
+                fail(f"report: {label}", f"{error} not among {report['errors']}")
+                continue
+            reports[label] = report
+            expect_valid(v, report, f"report: {label}")
+    if "a fragment" in reports:
+        r = reports["a fragment"]
+        expect_invalid(v, dict(r, claims=[dict(r["claims"][0], citations=[dict(r["claims"][0]["citations"][0], sentences={"start": 0})])]),
+                       "sentences without end and text", "claims/0/citations/0/sentences")
+    if "another record's sentence" in reports:
+        r = reports["another record's sentence"]
+        c = r["claims"][0]["citations"][0]
+        expect_invalid(v, dict(r, claims=[dict(r["claims"][0], citations=[dict(c, found_in=dict(c["found_in"], page=3))])]),
+                       "found_in with an extra key", "claims/0/citations/0/found_in")
+        expect_invalid(v, dict(r, errors=r["errors"] + ["quote_elsewhere"]), "an unknown error code", "errors")
+
 
 def main():
     schemas = load_schemas()
@@ -527,6 +583,7 @@ def main():
         return 1
     check_packages(schemas)
     check_api_documents(schemas)
+    check_answer_reports(schemas)
     summary = f"{passed} checks passed, {len(failures)} failed, {len(skipped)} skipped"
     if failures:
         print("FAILED: " + summary)

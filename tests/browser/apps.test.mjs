@@ -195,7 +195,7 @@ test("okf_check_answer's view shows each claim's verdict and marks each found qu
     context_id: pkg.context_id,
     evidence_status: pkg.evidence_status,
     claims: [
-      { id: 'c1', text: 'Quoted exactly.', requirement: null, citations: [{ record: record.id, quote: record.text.slice(0, 40) }] },
+      { id: 'c1', text: 'Quoted exactly.', requirement: null, citations: [{ record: record.id, quote: record.text.trim() }] },
       { id: 'c2', text: 'A quote that is not there.', requirement: null, citations: [{ record: record.id, quote: 'this sentence is not in the record at all' }] },
     ],
   };

@@ -120,13 +120,15 @@ test('an AI answer pasted under the package is checked, with the same report byt
   await waitForPackage(page);
   const pkg = (await server.ask({ bundle: 'example', question: 'How do I borrow books?' })).json;
   const record = (end) => pkg.selected.find((s) => s.record.id.endsWith(end)).record;
+  // Quotes must be whole sentences: each record's first.
+  const firstSentence = (text) => `${text.split('. ')[0]}.`;
   const answer = {
     schema: 'okf-grounded-answer.v1',
     context_id: pkg.context_id,
     evidence_status: pkg.evidence_status,
     claims: [
-      { id: 'c1', text: 'Up to 12 books.', requirement: pkg.requirements[0].id, citations: [{ record: record('lending-rules').id, quote: record('lending-rules').text.slice(0, 60) }] },
-      { id: 'c2', text: 'Residents can join.', requirement: null, citations: [{ record: record('card-eligibility').id, quote: record('card-eligibility').text.slice(0, 60) }] },
+      { id: 'c1', text: 'Up to 12 books.', requirement: pkg.requirements[0].id, citations: [{ record: record('lending-rules').id, quote: firstSentence(record('lending-rules').text) }] },
+      { id: 'c2', text: 'Residents can join.', requirement: null, citations: [{ record: record('card-eligibility').id, quote: firstSentence(record('card-eligibility').text) }] },
     ],
   };
   const viaHttp = await fetch(`${server.base}/api/check-answer`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ answer }) });

@@ -132,7 +132,7 @@ test('okf_check_answer checks an answer against the package the page built, with
     schema: 'okf-grounded-answer.v1',
     context_id: pkg.context_id,
     evidence_status: pkg.evidence_status,
-    claims: [{ id: 'c1', text: 'A claim.', requirement: null, citations: [{ record: record.id, quote: record.text.slice(0, 50) }] }],
+    claims: [{ id: 'c1', text: 'A claim.', requirement: null, citations: [{ record: record.id, quote: record.text.trim() }] }],
   };
   const checked = await execute(page, 'okf_check_answer', { answer });
   assert.ok(checked.ok, JSON.stringify(checked));

@@ -82,15 +82,15 @@ def plain_arguments(bundle, question, package):
 
 
 def answer_for(package):
-    """A one-claim answer quoting the package's first selected record (an answer the check
-    reads; whether it is grounded is not the point here)."""
+    """A one-claim answer quoting the package's first selected record whole (quotes must be
+    whole sentences; an answer the check reads; whether it is grounded is not the point here)."""
     record = package["selected"][0]["record"]
     return {
         "schema": "okf-grounded-answer.v1",
         "context_id": package["context_id"],
         "evidence_status": package["evidence_status"],
         "claims": [{"id": "c1", "text": "A claim.", "requirement": None,
-                    "citations": [{"record": record["id"], "quote": record["text"][:30]}]}],
+                    "citations": [{"record": record["id"], "quote": record["text"].strip()}]}],
     }
 
 

@@ -41,14 +41,14 @@ function argumentsFor(tool, served, pkg) {
   }[tool];
 }
 
-/** A one-claim answer quoting the package's first selected record (one the check reads). */
+/** A one-claim answer quoting the package's first selected record whole (quotes must be whole sentences). */
 function answerFor(pkg) {
   const record = pkg.selected[0].record;
   return {
     schema: 'okf-grounded-answer.v1',
     context_id: pkg.context_id,
     evidence_status: pkg.evidence_status,
-    claims: [{ id: 'c1', text: 'A claim.', requirement: null, citations: [{ record: record.id, quote: record.text.slice(0, 30) }] }],
+    claims: [{ id: 'c1', text: 'A claim.', requirement: null, citations: [{ record: record.id, quote: record.text.trim() }] }],
   };
 }
 

@@ -102,7 +102,7 @@ const TOOL_CALLS = {
       schema: 'okf-grounded-answer.v1',
       context_id: ctx.contextId,
       evidence_status: ctx.evidenceStatus ?? 'insufficient',
-      claims: [{ id: 'c1', text: 'A claim.', requirement: null, citations: [{ record: ctx.recordId, quote: (ctx.recordText ?? 'x'.repeat(30)).slice(0, 30) }] }],
+      claims: [{ id: 'c1', text: 'A claim.', requirement: null, citations: [{ record: ctx.recordId, quote: (ctx.recordText ?? 'x'.repeat(30)).trim() }] }],
     },
   }),
   // Listed only where a workbench is served (the DWP registry here serves one).

@@ -3,6 +3,7 @@
 use crate::GroundingError;
 use serde::Deserialize;
 use serde_json::Value;
+use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
 /// The `schema` of an answer.
 pub const ANSWER_SCHEMA: &str = "okf-grounded-answer.v1";
@@ -51,6 +52,14 @@ pub struct Citation {
     pub quote: String,
 }
 
+/// Is `s` blank: nothing left once white space (Unicode `White_Space`) and invisible format
+/// characters (general category Cf: U+200B, U+200C, U+200D, U+2060, U+FEFF, …) are removed?
+/// The one rule of every "must not be blank" field of an answer.
+pub fn is_blank(s: &str) -> bool {
+    s.chars()
+        .all(|c| c.is_whitespace() || c.general_category() == GeneralCategory::Format)
+}
+
 fn bad(field: impl Into<String>, rule: impl Into<String>) -> GroundingError {
     GroundingError::Answer {
         field: field.into(),
@@ -59,8 +68,8 @@ fn bad(field: impl Into<String>, rule: impl Into<String>) -> GroundingError {
 }
 
 impl Answer {
-    /// Decodes and checks an answer's shape: closed objects, the schema, non-blank ids and
-    /// texts, at least one claim, unique claim ids, bounded counts. What it says about the
+    /// Decodes and checks an answer's shape: closed objects, the schema, ids and texts that are
+    /// not blank ([`is_blank`]), at least one claim, unique claim ids, bounded counts. What it says about the
     /// package is [`crate::check`]'s business.
     pub fn from_value(value: &Value) -> Result<Answer, GroundingError> {
         let answer: Answer = serde_path_to_error::deserialize(value).map_err(|e| {
@@ -85,7 +94,7 @@ impl Answer {
         }
         for (i, claim) in answer.claims.iter().enumerate() {
             let at = |f: &str| format!("claims[{i}].{f}");
-            if claim.id.trim().is_empty() {
+            if is_blank(&claim.id) {
                 return Err(bad(at("id"), "must not be blank"));
             }
             if answer.claims[..i].iter().any(|c| c.id == claim.id) {
@@ -94,7 +103,7 @@ impl Answer {
                     format!("{:?} is the id of an earlier claim", claim.id),
                 ));
             }
-            if claim.text.trim().is_empty() {
+            if is_blank(&claim.text) {
                 return Err(bad(at("text"), "must not be blank"));
             }
             if claim.citations.len() > MAX_CITATIONS {

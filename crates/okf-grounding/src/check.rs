@@ -2,7 +2,8 @@
 
 use crate::GroundingError;
 use crate::answer::{Answer, Citation, Claim};
-use crate::quote::{MIN_QUOTE_CHARS, find_quote, quote_chars};
+use crate::quote::{MIN_QUOTE_CHARS, QuoteMatch, find_all, find_quote, quote_chars};
+use crate::sentence::Sentences;
 use okf_engine::canonical::{sha256_hex, to_canonical_string};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -16,12 +17,22 @@ const MET: &str = "supported-within-declared-scope";
 struct Package<'p> {
     context_id: &'p str,
     evidence_status: &'p str,
-    /// Selected records' texts by id.
-    texts: HashMap<&'p str, &'p str>,
+    /// Selected records in package order.
+    records: Vec<Record<'p>>,
     /// Applicable requirements, in package order.
     requirements: Vec<Requirement<'p>>,
     /// Why an id the package names was not selected, for ids it names without selecting.
     unselected: HashMap<&'p str, &'static str>,
+}
+
+/// A selected record: what names it in a report.
+struct Record<'p> {
+    id: &'p str,
+    text: &'p str,
+    /// Its `label`, if the package gives one.
+    label: Option<&'p str>,
+    /// Its first provenance entry's `locator`, if the package gives one.
+    locator: Option<&'p str>,
 }
 
 struct Requirement<'p> {
@@ -65,12 +76,19 @@ impl<'p> Package<'p> {
         }
         let context_id = text_of("context_id")?;
         let evidence_status = text_of("evidence_status")?;
-        let mut texts = HashMap::new();
+        let mut texts: HashSet<&str> = HashSet::new();
+        let mut records = Vec::new();
         for (i, item) in items(p, "selected").iter().enumerate() {
             let record = &item["record"];
             match (record["id"].as_str(), record["text"].as_str()) {
                 (Some(id), Some(text)) => {
-                    texts.insert(id, text);
+                    texts.insert(id);
+                    records.push(Record {
+                        id,
+                        text,
+                        label: record["label"].as_str(),
+                        locator: record["provenance"][0]["locator"].as_str(),
+                    });
                 }
                 _ => {
                     return Err(bad_package(
@@ -96,7 +114,7 @@ impl<'p> Package<'p> {
             .collect::<Vec<_>>();
         let mut unselected: HashMap<&str, &'static str> = HashMap::new();
         let mut note = |id: &'p str, why: &'static str| {
-            if !texts.contains_key(id) {
+            if !texts.contains(id) {
                 unselected.entry(id).or_insert(why);
             }
         };
@@ -124,7 +142,7 @@ impl<'p> Package<'p> {
         Ok(Package {
             context_id,
             evidence_status,
-            texts,
+            records,
             requirements,
             unselected,
         })
@@ -149,14 +167,32 @@ impl<'p> Package<'p> {
     }
 }
 
+/// The text between two UTF-16 offsets of `text` (empty if they are not within it).
+fn utf16_slice(text: &str, start: usize, end: usize) -> String {
+    let units: Vec<u16> = text.encode_utf16().collect();
+    units
+        .get(start..end)
+        .map(String::from_utf16_lossy)
+        .unwrap_or_default()
+}
+
+/// The sentences of each record text checked so far, by record id.
+type SentenceCache<'p> = HashMap<&'p str, Sentences>;
+
 /// One citation's outcome, and the record it grounds when `ok` (else its error code).
-fn check_citation<'a>(
-    package: &Package<'_>,
+fn check_citation<'a, 'p>(
+    package: &Package<'p>,
+    sentences: &mut SentenceCache<'p>,
     citation: &'a Citation,
 ) -> (Value, Result<&'a str, &'static str>) {
     let mut out = Map::new();
     out.insert("record".into(), json!(citation.record));
-    let error = match package.texts.get(citation.record.as_str()) {
+    let quote = citation.quote.trim();
+    let cited = package
+        .records
+        .iter()
+        .find(|r| r.id == citation.record.as_str());
+    let error = match cited {
         None => match package.unselected.get(citation.record.as_str()) {
             Some(why) => {
                 out.insert("detail".into(), json!(why));
@@ -164,16 +200,55 @@ fn check_citation<'a>(
             }
             None => "unknown_record",
         },
-        Some(_) if quote_chars(&citation.quote) < MIN_QUOTE_CHARS => "quote_too_short",
-        Some(text) => match find_quote(text, &citation.quote) {
-            Some(m) => {
+        Some(_) if quote_chars(quote) < MIN_QUOTE_CHARS => "quote_too_short",
+        Some(record) => {
+            let found = find_all(record.text, quote);
+            if found.is_empty() {
+                match package
+                    .records
+                    .iter()
+                    .filter(|r| r.id != record.id)
+                    .find_map(|r| find_quote(r.text, quote).map(|m| (r, m)))
+                {
+                    Some((other, m)) => {
+                        let mut at = Map::new();
+                        at.insert("record".into(), json!(other.id));
+                        if let Some(label) = other.label {
+                            at.insert("label".into(), json!(label));
+                        }
+                        if let Some(locator) = other.locator {
+                            at.insert("locator".into(), json!(locator));
+                        }
+                        at.insert("start".into(), json!(m.start));
+                        at.insert("end".into(), json!(m.end));
+                        out.insert("found_in".into(), Value::Object(at));
+                        "quote_in_other_record"
+                    }
+                    None => "quote_not_found",
+                }
+            } else {
+                let bounds = sentences
+                    .entry(record.id)
+                    .or_insert_with(|| Sentences::of(record.text));
+                let whole = found.iter().find(|m| bounds.is_whole(m.start, m.end));
+                let m: QuoteMatch = whole
+                    .or(found.first())
+                    .copied()
+                    .unwrap_or(QuoteMatch { start: 0, end: 0 });
                 out.insert("start".into(), json!(m.start));
                 out.insert("end".into(), json!(m.end));
-                out.insert("ok".into(), json!(true));
-                return (Value::Object(out), Ok(citation.record.as_str()));
+                if whole.is_some() {
+                    out.insert("ok".into(), json!(true));
+                    return (Value::Object(out), Ok(citation.record.as_str()));
+                }
+                let (start, end) = bounds.around(m.start, m.end);
+                out.insert(
+                    "sentences".into(),
+                    json!({"end": end, "start": start, "text": utf16_slice(record.text, start, end)}),
+                );
+                "quote_not_whole_sentence"
             }
-            None => "quote_not_found",
-        },
+        }
     };
     out.insert("ok".into(), json!(false));
     out.insert("error".into(), json!(error));
@@ -181,8 +256,9 @@ fn check_citation<'a>(
 }
 
 /// One claim's outcome: its citations, its own errors, and the records it grounds.
-fn check_claim<'a>(
-    package: &Package<'_>,
+fn check_claim<'a, 'p>(
+    package: &Package<'p>,
+    sentences: &mut SentenceCache<'p>,
     claim: &'a Claim,
 ) -> (Value, Vec<&'a str>, Vec<&'static str>) {
     let mut errors: Vec<&'static str> = Vec::new();
@@ -191,7 +267,7 @@ fn check_claim<'a>(
         .citations
         .iter()
         .map(|c| {
-            let (value, outcome) = check_citation(package, c);
+            let (value, outcome) = check_citation(package, sentences, c);
             match outcome {
                 Ok(record) => grounded.push(record),
                 Err(code) => errors.push(code),
@@ -240,8 +316,9 @@ pub fn check(package: &Value, answer: &Value) -> Result<Value, GroundingError> {
     let mut claims = Vec::with_capacity(decoded.claims.len());
     // Which claims ground each record.
     let mut grounding: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut sentences = SentenceCache::new();
     for claim in &decoded.claims {
-        let (value, grounded, claim_errors) = check_claim(&pkg, claim);
+        let (value, grounded, claim_errors) = check_claim(&pkg, &mut sentences, claim);
         errors.extend(claim_errors);
         for record in grounded {
             let by = grounding.entry(record).or_default();

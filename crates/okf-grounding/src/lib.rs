@@ -19,8 +19,9 @@ mod answer;
 mod check;
 mod error;
 mod quote;
+mod sentence;
 
-pub use answer::{ANSWER_SCHEMA, Answer, Citation, Claim};
+pub use answer::{ANSWER_SCHEMA, Answer, Citation, Claim, is_blank};
 pub use check::{REPORT_SCHEMA, check, check_json};
 pub use error::GroundingError;
 pub use quote::{MIN_QUOTE_CHARS, QuoteMatch, find_quote};

@@ -1,7 +1,8 @@
 //! Finding a quote in a record's text: the one matching rule of the check.
 
-/// The shortest quote that can ground a claim, in characters (code points) after white space
-/// is collapsed: shorter text matches by chance.
+/// The shortest quote that can ground a claim, in characters (code points) once leading and
+/// trailing white space is trimmed and every other run of white space is one space: shorter
+/// text matches by chance, and padding does not count.
 pub const MIN_QUOTE_CHARS: usize = 20;
 
 /// Where a quote was found: UTF-16 offsets into the record's original text, `start` inclusive,
@@ -16,7 +17,7 @@ pub struct QuoteMatch {
 
 /// `text` with every run of white space (Unicode `White_Space`) replaced by one space, and for
 /// each byte of the result the UTF-16 span of the original text it stands for.
-fn collapsed(text: &str) -> (String, Vec<(usize, usize)>) {
+pub(crate) fn collapsed(text: &str) -> (String, Vec<(usize, usize)>) {
     let mut out = String::with_capacity(text.len());
     let mut spans: Vec<(usize, usize)> = Vec::with_capacity(text.len());
     let mut unit = 0;
@@ -50,23 +51,41 @@ fn collapsed(text: &str) -> (String, Vec<(usize, usize)>) {
 /// The first place `quote` occurs in `text` once white space is collapsed on both sides, or
 /// `None`. An empty quote is never found.
 pub fn find_quote(text: &str, quote: &str) -> Option<QuoteMatch> {
-    let (needle, _) = collapsed(quote);
-    if needle.is_empty() {
-        return None;
-    }
-    let (hay, spans) = collapsed(text);
-    let at = hay.find(&needle)?;
-    let first = spans.get(at)?;
-    let last = spans.get(at + needle.len() - 1)?;
-    Some(QuoteMatch {
-        start: first.0,
-        end: last.1,
-    })
+    find_all(text, quote).into_iter().next()
 }
 
-/// The length of `quote` in characters once white space is collapsed.
+/// Every place `quote` occurs in `text` once white space is collapsed on both sides, in text
+/// order (overlapping places too). An empty quote is never found.
+pub(crate) fn find_all(text: &str, quote: &str) -> Vec<QuoteMatch> {
+    let (needle, _) = collapsed(quote);
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    let (hay, spans) = collapsed(text);
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = hay.get(from..).and_then(|rest| rest.find(&needle)) {
+        let at = from + at;
+        if let (Some(first), Some(last)) = (spans.get(at), spans.get(at + needle.len() - 1)) {
+            found.push(QuoteMatch {
+                start: first.0,
+                end: last.1,
+            });
+        }
+        // The next char boundary after `at`.
+        from = at
+            + hay
+                .get(at..)
+                .and_then(|r| r.chars().next())
+                .map_or(1, char::len_utf8);
+    }
+    found
+}
+
+/// The length of `quote` in characters once trimmed and its white space collapsed: padding
+/// does not count.
 pub(crate) fn quote_chars(quote: &str) -> usize {
-    collapsed(quote).0.chars().count()
+    collapsed(quote.trim()).0.chars().count()
 }
 
 #[cfg(test)]

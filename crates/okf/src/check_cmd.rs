@@ -108,7 +108,7 @@ fn summary(report: &Value) -> String {
         out,
         "{}",
         if grounded {
-            "Grounded: every citation quotes a selected record exactly, every branch is covered and the status matches."
+            "Grounded: every citation quotes whole sentences of a selected record exactly, every branch is covered and the status matches."
         } else {
             "NOT grounded."
         }

@@ -1,7 +1,7 @@
 //! The evaluation set of the answer check: for each package (the example bundle's four
 //! questions, the DWP imprisonment question, the DWP hospital question on the hospital profile)
-//! a grounded answer built from the package's own records, and answers that each break exactly
-//! one rule, each with the error codes it must get. Prints an `okf eval`-style table.
+//! a grounded answer built from the package's own records (whole sentences), and answers that
+//! each break exactly one rule, each with the error codes it must get. Prints an `okf eval`-style table.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common::*;
@@ -104,11 +104,25 @@ impl<'p> View<'p> {
             .filter(|id| !all.iter().all(|s| s.contains(id)))
             .collect()
     }
-    /// A citation of a selected record: its id and its first 40 characters.
+    /// A citation of a selected record: its id and its first whole sentence(s), the ones the
+    /// check reports for its first 40 characters (quotes must be whole sentences).
     fn cite(&self, id: &str) -> Option<Value> {
         let text = self.text(id)?;
-        (text.chars().filter(|c| !c.is_whitespace()).count() >= 30)
-            .then(|| json!({"record": id, "quote": text.chars().take(40).collect::<String>()}))
+        if text.chars().filter(|c| !c.is_whitespace()).count() < 30 {
+            return None;
+        }
+        let fragment: String = text.chars().take(40).collect();
+        let probe = self.answer(vec![
+            json!({"id": "probe", "text": "…", "citations": [{"record": id, "quote": fragment}]}),
+        ]);
+        let report = okf_grounding::check(self.p, &probe).ok()?;
+        let c = &report["claims"][0]["citations"][0];
+        let quote = if c["ok"] == true {
+            fragment
+        } else {
+            c["sentences"]["text"].as_str()?.to_owned()
+        };
+        Some(json!({"record": id, "quote": quote}))
     }
     fn answer(&self, claims: Vec<Value>) -> Value {
         json!({"schema": "okf-grounded-answer.v1", "context_id": self.p["context_id"], "evidence_status": self.p["evidence_status"], "claims": claims})
@@ -180,6 +194,33 @@ fn cases(v: &View<'_>) -> Vec<(&'static str, Value, Vec<&'static str>)> {
     let quote = first["quote"].as_str().unwrap();
     let changed = quote.replacen(quote.split_whitespace().next().unwrap(), "Zyxwvut", 1);
     out.push(("one word changed", with_claim(json!({"id": "x", "text": "…", "requirement": null, "citations": [{"record": record, "quote": changed}]})), plus(&base, "quote_not_found")));
+    // The quote without its last word: exact, but it stops inside its sentence.
+    let cut = quote
+        .trim_end()
+        .rsplit_once(char::is_whitespace)
+        .map(|(head, _)| head);
+    if let Some(cut) =
+        cut.filter(|c| c.split_whitespace().collect::<String>().chars().count() >= 30)
+    {
+        out.push(("a fragment", with_claim(json!({"id": "x", "text": "…", "requirement": null, "citations": [{"record": record, "quote": cut}]})), plus(&base, "quote_not_whole_sentence")));
+    }
+    // The right quote on the wrong record: another selected record's sentence, cited on the
+    // first claim's record.
+    let elsewhere = v.p["selected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["record"]["id"].as_str())
+        .filter(|id| *id != record)
+        .filter_map(|id| v.cite(id))
+        .find(|c| {
+            !v.text(&record)
+                .unwrap()
+                .contains(c["quote"].as_str().unwrap())
+        });
+    if let Some(c) = elsewhere {
+        out.push(("the right quote, the wrong record", with_claim(json!({"id": "x", "text": "…", "requirement": null, "citations": [{"record": record, "quote": c["quote"]}]})), plus(&base, "quote_in_other_record")));
+    }
     out.push((
         "uncited claim",
         with_claim(json!({"id": "x", "text": "…", "requirement": null, "citations": []})),
@@ -275,7 +316,7 @@ fn every_grounded_answer_is_grounded_and_every_broken_one_gets_exactly_its_codes
                 ));
             }
             rows.push(format!(
-                "{:<44} {:<30} {:<14} {:<40} {}",
+                "{:<44} {:<34} {:<14} {:<40} {}",
                 name,
                 case,
                 verdict,
@@ -285,7 +326,7 @@ fn every_grounded_answer_is_grounded_and_every_broken_one_gets_exactly_its_codes
         }
     }
     println!(
-        "{:<44} {:<30} {:<14} {:<40} status",
+        "{:<44} {:<34} {:<14} {:<40} status",
         "package", "case", "verdict", "errors"
     );
     for row in &rows {

@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 
 const QUESTION: &str = "How do I borrow books?";
 
-/// A grounded answer to the borrowing question: a quote from each record the requirement needs.
+/// A grounded answer to the borrowing question: the first sentence of each record the
+/// requirement needs.
 fn grounded_answer(package: &Value) -> Value {
     let text = |end: &str| -> (String, String) {
         let r = package["selected"]
@@ -20,7 +21,15 @@ fn grounded_answer(package: &Value) -> Value {
             .unwrap();
         (
             r["id"].as_str().unwrap().to_owned(),
-            r["text"].as_str().unwrap().chars().take(60).collect(),
+            // The record's first sentence: quotes must be whole sentences.
+            r["text"]
+                .as_str()
+                .unwrap()
+                .split_inclusive(". ")
+                .next()
+                .unwrap()
+                .trim_end()
+                .to_owned(),
         )
     };
     let (rules, rules_quote) = text("evidence/lending-rules");
@@ -115,7 +124,7 @@ fn exit_codes_and_errors_say_grounded_not_grounded_or_bad_input() {
     let package = asked.json();
     let mut broken = grounded_answer(&package);
     broken["claims"][0]["citations"][0]["quote"] =
-        json!("Members with a valid library card may borrow up to 15 books");
+        json!("Members with a valid library card may borrow up to 15 books at a time.");
     let out = check_cli(&dir, &asked.body, &broken);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
