@@ -675,6 +675,23 @@ fn a_policy_scope_for_restricted_records_lets_its_holder_read_them_and_no_one_el
         )
     };
     assert_eq!(read_as(&keyholder).status, 200);
+    // The holder's catalogue row marks the record restricted, as the package does.
+    let catalogue = server.request(
+        "POST",
+        "/api/catalogue",
+        &[("Content-Type", "application/json"), ("Authorization", &format!("Bearer {keyholder}"))],
+        json!({"bundle": "example", "question": body["question"], "context_id": revealed["context_id"]}).to_string().as_bytes(),
+    );
+    assert_eq!(catalogue.status, 200, "{}", catalogue.text());
+    let rows = catalogue.json()["records"].clone();
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == rota)
+        .unwrap_or_else(|| panic!("{rows}"))
+        .clone();
+    assert_eq!(row["access"], "restricted");
     let read = read_as(&staff);
     assert_ne!(read.status, 200, "{}", read.text());
     assert!(!read.text().contains("Staff only"));
