@@ -174,7 +174,7 @@ function permalinkHash(body, where = 'server') {
   params.set('bundle', body.bundle);
   params.set('q', body.question);
   for (const key of BUDGET_KEYS) if (body.budget?.[key] !== undefined) params.set(key, String(body.budget[key]));
-  for (const key of ['version', 'as_of']) if (body[key] !== undefined) params.set(key, body[key]);
+  for (const key of ['version', 'as_of', 'profile']) if (body[key] !== undefined) params.set(key, body[key]);
   if (where === 'browser') params.set('where', 'browser');
   return `#${params.toString()}`;
 }
@@ -189,7 +189,7 @@ function requestFromHash(hash) {
     if (params.has(key)) budget[key] = /^-?\d+$/.test(params.get(key)) ? Number(params.get(key)) : Number.NaN;
   }
   if (Object.keys(budget).length) input.budget = budget;
-  for (const key of ['version', 'as_of']) if (params.has(key)) input[key] = params.get(key);
+  for (const key of ['version', 'as_of', 'profile']) if (params.has(key)) input[key] = params.get(key);
   return input;
 }
 
@@ -342,7 +342,8 @@ async function assemble(body, where, signal) {
     throw new ApiError({ status: 0, code: 'unknown_bundle', field: 'bundle', message: `bundle ${JSON.stringify(body.bundle)} is not served here; GET /api/bundles lists the served bundles` });
   }
   const listed = (bundleVersions.get(body.bundle) ?? []).find((v) => v.name === version);
-  const response = await assembleLocally(body, version, signal, { regimeProfile: listed?.package_profile === 'regimes' });
+  const regimeProfile = body.profile === 'regimes' || listed?.package_profile === 'regimes';
+  const response = await assembleLocally(body, version, signal, { regimeProfile });
   retainLocal(response);
   return response;
 }

@@ -75,7 +75,7 @@ export function checkBudget(budget) {
 
 /** Checks `okf_build_context` arguments; returns the request body for POST /api/ask. */
 export function checkBuildArgs(input) {
-  closedObject(input, 'arguments', ['bundle', 'question', 'budget', 'version', 'as_of']);
+  closedObject(input, 'arguments', ['bundle', 'question', 'budget', 'version', 'as_of', 'profile']);
   const body = { bundle: checkBundle(input.bundle), question: checkQuestion(input.question) };
   if (input.budget !== undefined) {
     const budget = checkBudget(input.budget);
@@ -88,6 +88,10 @@ export function checkBuildArgs(input) {
   if (input.as_of !== undefined) {
     if (typeof input.as_of !== 'string' || !DATE.test(input.as_of)) throw new ArgumentError('as_of', 'must be a date written YYYY-MM-DD');
     body.as_of = input.as_of;
+  }
+  if (input.profile !== undefined) {
+    if (input.profile !== 'regimes') throw new ArgumentError('profile', 'must be "regimes" when given');
+    body.profile = input.profile;
   }
   return body;
 }

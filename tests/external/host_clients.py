@@ -140,7 +140,11 @@ def holds_evidence(tool, text, package):
     except ValueError:
         size = PACKAGE_BYTES[package["context_id"]]
         note = f"The evidence package {package['context_id']} (evidence_status {package['evidence_status']}, {size} bytes) is in structuredContent"
-        return tool in ("ask_okf", "okf_get_context") and size > 400_000 and text.startswith(note)
+        if tool in ("ask_okf", "okf_get_context"):
+            return size > 400_000 and text.startswith(note)
+        # Any other result too large to carry its JSON twice (the explanation of a package
+        # near the largest budget) says where its content is, measured on the result itself.
+        return size > 400_000 and text.startswith("This result (") and "is in structuredContent" in text
 
 
 async def agents_sdk(mcp_url, cases, failures):

@@ -78,8 +78,15 @@ pub fn json_body(bytes: &[u8]) -> Result<Value, RequestError> {
 /// The one rule for optional fields, on every route and tool: `null` means absent. Clients
 /// that convert schemas to strict function calling must send every field, and spell an
 /// optional one they do not use as `null`; a required field given as `null` is then missing.
-pub fn null_is_absent(map: &mut Map<String, Value>) {
-    map.retain(|_, v| !v.is_null());
+/// Only the `known` fields are dropped: an unknown key is refused whatever its value, `null`
+/// included, as the closed schemas say.
+pub fn null_is_absent(map: &mut Map<String, Value>, known: &[&str]) {
+    map.retain(|k, v| !(v.is_null() && known.contains(&k.as_str())));
+}
+
+/// The keys of a budget object.
+fn budget_fields() -> [&'static str; 4] {
+    okf_engine::BUDGET_RANGES.map(|(key, _, _)| key)
 }
 
 /// The one package profile a request (or a registry entry) may name: the richer regimes profile.
@@ -105,9 +112,9 @@ impl AskRequest {
     /// decoded request's `bundle` is always a logical id (safe to log).
     pub fn from_value(value: Value) -> Result<Self, RequestError> {
         let mut map = object_body(value)?;
-        null_is_absent(&mut map);
+        null_is_absent(&mut map, &ASK_FIELDS);
         if let Some(Value::Object(budget)) = map.get_mut("budget") {
-            null_is_absent(budget);
+            null_is_absent(budget, &budget_fields());
         }
         if let Some(unknown) = map.keys().find(|k| !ASK_FIELDS.contains(&k.as_str())) {
             let shown: String = unknown.chars().take(MAX_ECHOED_KEY_CHARS).collect();
@@ -266,7 +273,7 @@ impl DeliveryFields {
         let Value::Object(mut map) = value else {
             return Err(invalid("body", "must be a JSON object"));
         };
-        null_is_absent(&mut map);
+        null_is_absent(&mut map, keys);
         let fields = keys
             .iter()
             .filter_map(|k| map.remove(*k).map(|v| ((*k).to_owned(), v)))
@@ -409,7 +416,7 @@ impl CheckAnswerRequest {
     /// request, which then must be a whole ask request.
     pub fn from_value(value: Value) -> Result<Self, RequestError> {
         let mut map = object_body(value)?;
-        null_is_absent(&mut map);
+        null_is_absent(&mut map, &ASK_FIELDS);
         let answer = map
             .remove("answer")
             .ok_or_else(|| invalid("answer", "is required: the okf-grounded-answer.v1 to check"))?;

@@ -194,6 +194,16 @@ fn review_url(origin: &str, request: &AskRequest, budget: &Value) -> String {
             url.push_str(&format!("&{key}={n}"));
         }
     }
+    // Whatever else chose the package: without them the link would show another package.
+    for (key, value) in [
+        ("version", &request.version),
+        ("as_of", &request.as_of),
+        ("profile", &request.profile),
+    ] {
+        if let Some(value) = value {
+            url.push_str(&format!("&{key}={}", form_encode(value)));
+        }
+    }
     url
 }
 

@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-pub use okf_api::request::{AskRequest, RequestError, check_selector, null_is_absent};
+pub use okf_api::request::{AskRequest, RequestError, check_selector};
 
 /// Why a request was not answered with a package.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

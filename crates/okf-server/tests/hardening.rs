@@ -550,7 +550,7 @@ fn mcp_ask_okf_uses_the_same_strict_decoder() {
         let result = server.mcp_call(arguments.clone());
         assert_eq!(result["isError"], true, "{arguments}");
         let text = result["content"][0]["text"].as_str().unwrap();
-        assert!(text.starts_with("invalid_arguments"), "{text}");
+        assert!(text.starts_with("invalid_request"), "{text}");
         assert!(text.contains(&format!("(field {field})")), "{text}");
         assert!(!text.contains("struct"), "{text}");
     }

@@ -5,7 +5,7 @@ use super::CONFORMANCE_FIXTURE_TOOL;
 use super::splice::{self, with_text};
 use crate::auth::Caller;
 use crate::registry::Registry;
-use crate::service::{AskRequest, Service, ServiceError};
+use crate::service::{AskRequest, RequestError, Service, ServiceError};
 use okf_api::receipt::Receipt;
 use okf_api::request::{
     CheckAnswerRequest, ContextArgs, ExplainArgs, FetchArgs, SearchArgs, WorkbenchCaseArgs,
@@ -87,14 +87,14 @@ fn search_reply(result: Result<Value, crate::delivery::DeliveryFailure>) -> Outc
 
 fn run_search(service: &Service, arguments: Value, origin: &str, caller: &Caller) -> Outcome {
     match serde_json::from_value::<SearchArgs>(arguments) {
-        Err(e) => Outcome::of(tool_error(format!("invalid_arguments: {e}"))),
+        Err(e) => Outcome::of(refused_arguments(&serde_refusal(&e), "")),
         Ok(args) => search_reply(crate::search::search(service, &args.query, origin, caller)),
     }
 }
 
 fn run_fetch(service: &Service, arguments: Value, origin: &str, caller: &Caller) -> Outcome {
     match serde_json::from_value::<FetchArgs>(arguments) {
-        Err(e) => Outcome::of(tool_error(format!("invalid_arguments: {e}"))),
+        Err(e) => Outcome::of(refused_arguments(&serde_refusal(&e), "")),
         Ok(args) => search_reply(crate::search::fetch(service, &args.id, origin, caller)),
     }
 }
@@ -218,6 +218,26 @@ fn tool_meta(registry: &Registry) -> rmcp::model::MetaObject {
     rmcp::model::MetaObject(map)
 }
 
+/// Arguments refused as the HTTP API refuses the same body: the same code and field
+/// (`okf_api::request::RequestError`), then `advice`.
+fn refused_arguments(e: &RequestError, advice: &str) -> CallToolResult {
+    tool_error(format!("{} (field {}): {e}.{advice}", e.code(), e.field()))
+}
+
+/// A typed decoder's refusal of a tool's arguments: the field is the one serde names (an
+/// unknown or missing field, or the one whose value is wrong), else `arguments`.
+fn serde_refusal(e: &serde_json::Error) -> RequestError {
+    let message = e.to_string();
+    let named = message
+        .split('`')
+        .nth(1)
+        .filter(|name| name.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
+    RequestError::Invalid {
+        field: named.unwrap_or("arguments").to_owned(),
+        message,
+    }
+}
+
 pub(super) fn tool_error(message: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message.into())])
 }
@@ -245,10 +265,7 @@ pub(super) fn package_result(package: &Assembled) -> CallToolResult {
 fn run_ask(service: &Service, arguments: Value, _origin: &str, caller: &Caller) -> Outcome {
     // The decoder shared with POST /api/ask: a decoded bundle id is a logical id.
     match AskRequest::from_value(arguments) {
-        Err(e) => Outcome::of(tool_error(format!(
-            "invalid_arguments (field {}): {e}. No package was assembled.",
-            e.field()
-        ))),
+        Err(e) => Outcome::of(refused_arguments(&e, " No package was assembled.")),
         Ok(req) => Outcome {
             bundle: Some(req.bundle.clone()),
             reply: match service.ask(&req, caller) {
@@ -267,16 +284,17 @@ fn run_check(service: &Service, arguments: Value, _origin: &str, caller: &Caller
             CheckAnswerRequest::from_value(Value::Object(map))
         }
         _ => {
-            return Outcome::of(tool_error(
-                "invalid_arguments (field answer): the arguments are {\"answer\": <okf-grounded-answer.v1>} and nothing else. Nothing was checked.".to_owned(),
+            return Outcome::of(refused_arguments(
+                &RequestError::Invalid {
+                    field: "answer".to_owned(),
+                    message: "the arguments are {\"answer\": <okf-grounded-answer.v1>} and nothing else".to_owned(),
+                },
+                " Nothing was checked.",
             ));
         }
     };
     Outcome::of(match request {
-        Err(e) => tool_error(format!(
-            "invalid_arguments (field {}): {e}. Nothing was checked.",
-            e.field()
-        )),
+        Err(e) => refused_arguments(&e, " Nothing was checked."),
         Ok(request) => match service.check_answer(&request, caller) {
             Err(e) => service_error(&e),
             Ok(report) => match serde_json::from_str(&report) {
@@ -295,7 +313,7 @@ fn run_workbench_case(
 ) -> Outcome {
     Outcome::of(
         match serde_json::from_value::<WorkbenchCaseArgs>(arguments) {
-            Err(e) => tool_error(format!("invalid_arguments: {e}. Nothing was opened.")),
+            Err(e) => refused_arguments(&serde_refusal(&e), " Nothing was opened."),
             Ok(args) => {
                 // Only the workbenches this caller may see; any other id is unknown.
                 let registry = service.registry_for(caller);
@@ -321,7 +339,7 @@ fn run_workbench_case(
 
 fn run_get(service: &Service, arguments: Value, _origin: &str, caller: &Caller) -> Outcome {
     match serde_json::from_value::<ContextArgs>(arguments) {
-        Err(e) => Outcome::of(tool_error(format!("invalid_arguments: {e}"))),
+        Err(e) => Outcome::of(refused_arguments(&serde_refusal(&e), "")),
         Ok(args) => match service.context(&args.context_id, caller) {
             Ok(package) => Outcome {
                 bundle: None,
@@ -334,7 +352,7 @@ fn run_get(service: &Service, arguments: Value, _origin: &str, caller: &Caller) 
 
 fn run_explain(service: &Service, arguments: Value, _origin: &str, caller: &Caller) -> Outcome {
     Outcome::of(match serde_json::from_value::<ExplainArgs>(arguments) {
-        Err(e) => tool_error(format!("invalid_arguments: {e}")),
+        Err(e) => refused_arguments(&serde_refusal(&e), ""),
         Ok(args) => match service.explain(&args.context_id, args.record_id.as_deref(), caller) {
             Ok(view) => {
                 let text = view.to_string();

@@ -235,7 +235,7 @@ fn an_id_whose_package_no_longer_replays_is_refused_with_nothing_returned() {
     for id in ["", "record-1", &format!("{}#record-0", &record[..75])] {
         let text = error_text(&call(&server, "fetch", json!({"id": id})));
         assert!(
-            text.starts_with("unknown_result_id") || text.starts_with("invalid_arguments"),
+            text.starts_with("unknown_result_id") || text.starts_with("invalid_request"),
             "{id}: {text}"
         );
     }

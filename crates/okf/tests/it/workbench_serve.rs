@@ -177,7 +177,7 @@ fn okf_workbench_case_returns_the_verified_package_and_names_what_it_refuses() {
         &server,
         serde_json::json!({"workbench": "wb", "url": "http://169.254.169.254/"}),
     ));
-    assert!(text.starts_with("invalid_arguments"), "{text}");
+    assert!(text.starts_with("invalid_request"), "{text}");
 
     // A part rewritten on disk: refused as an integrity failure, none of its bytes returned,
     // and the workbench is no longer ready.
