@@ -508,10 +508,16 @@ impl Compiler {
         if !self.gaps.insert(id.clone()) {
             return Err(origin.error(Rule::DuplicateId(id)));
         }
+        for p in g.paragraphs.iter().flatten() {
+            if p.len() != 5 || !p.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(origin.error(Rule::GapParagraph(p.clone())));
+            }
+        }
         Ok(Gap {
             id,
             label: g.label.clone(),
             reason: g.reason.clone(),
+            paragraphs: g.paragraphs.clone(),
         })
     }
 

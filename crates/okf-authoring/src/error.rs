@@ -73,6 +73,8 @@ pub enum Rule {
     PathBroken(String),
     /// A declared gap names a record the profile declares, so it is not a gap.
     GapDeclared(String),
+    /// A gap's `paragraphs` entry is not a five-digit DMG paragraph number.
+    GapParagraph(String),
     /// The compiled index fails the engine's validation (spec §2).
     Index(String),
     /// A base index was given but `profile.toml` declares no `[compose]`.
@@ -143,6 +145,10 @@ impl fmt::Display for Rule {
             Rule::GapDeclared(g) => write!(
                 f,
                 "gap {g:?} names a record the profile declares; require it instead"
+            ),
+            Rule::GapParagraph(p) => write!(
+                f,
+                "gap paragraphs: {p:?} is not a five-digit DMG paragraph number"
             ),
             Rule::Index(m) => write!(f, "the compiled index is invalid: {m}"),
             Rule::ComposeSection => write!(

@@ -15,7 +15,7 @@ mod error;
 mod origin;
 mod profile;
 
-pub use capture::CaptureFile;
+pub use capture::{CaptureFile, captured_pages};
 pub use compile::{Built, PROFILE_FILE, build, build_onto};
 pub use error::{Error, Rule};
 

@@ -420,6 +420,21 @@ fn gap_must_not_name_a_declared_record() {
 }
 
 #[test]
+fn gap_paragraphs_must_be_five_digit_dmg_numbers() {
+    let graph = format!(
+        "{GRAPH}\n[[gap]]\nroute = \"gap/absent\"\nlabel = \"x\"\nreason = \"y\"\nparagraphs = [\"78651\", \"7865\"]\n"
+    );
+    let e = fails(PROFILE, &graph, CAPTURE);
+    assert_eq!(e.rule, Rule::GapParagraph("7865".into()));
+    assert_eq!(e.line, 31);
+    assert!(
+        e.to_string()
+            .contains("gap paragraphs: \"7865\" is not a five-digit DMG paragraph number"),
+        "{e}"
+    );
+}
+
+#[test]
 fn declared_gap_is_required_reachable_and_explained() {
     let graph = format!(
         "{}\n[[gap]]\nroute = \"evidence/absent\"\nlabel = \"Absent rule\"\nreason = \"not captured\"\n\n[[assertion]]\nroute = \"assertion/to-gap\"\nfrom = \"concept/loans\"\npredicate = \"requires\"\nto = \"evidence/absent\"\nlabel = \"x\"\nprovenance = [{{ document = \"doc\", locator = \"whole\" }}]\n",

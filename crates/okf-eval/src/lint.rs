@@ -8,7 +8,7 @@
 use okf_engine::model::{Access, Requirement, SUPPORTED_PREDICATES};
 use okf_engine::{ContextIndex, Governance};
 use serde::Serialize;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -75,6 +75,23 @@ pub mod kinds {
     pub const UNCOVERED_CONCEPT: &str = "uncovered-concept";
     /// A record no traversal from a public concept can reach (warning).
     pub const UNREACHABLE_RECORD: &str = "unreachable-record";
+    /// A requirement cites a record whose text refers to DMG paragraphs ("see DMG nnnnn", a
+    /// range, or a contents line) that a captured page holds but the requirement neither
+    /// requires nor names by a declared gap's `paragraphs` (warning; needs the captures).
+    pub const UNCITED_CROSS_REFERENCE: &str = "uncited-cross-reference";
+    /// A declared gap stands for DMG paragraphs that a record of the index holds: the gap is
+    /// stale, cite the record (warning).
+    pub const GAP_HELD_IN_INDEX: &str = "gap-held-in-index";
+}
+
+/// A captured page the cross-reference check reads: where it is (for the message) and its
+/// text. Only the paragraphs it holds are used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CapturedPage {
+    /// Where the page is, such as `dmg-vol4-ch23 p78`.
+    pub label: String,
+    /// The page text.
+    pub text: String,
 }
 
 /// One lint finding.
@@ -158,10 +175,18 @@ impl Out {
 /// Lints a validated index: records, assertions and requirements in document order, then
 /// the whole-index checks; findings sorted by severity (stable, so document order stays).
 pub fn lint(index: &ContextIndex) -> LintReport {
+    lint_with_captures(index, &[])
+}
+
+/// [`lint`], and the cross-reference check of every requirement against the paragraphs the
+/// captured pages hold (no captures: no cross-reference findings).
+pub fn lint_with_captures(index: &ContextIndex, captures: &[CapturedPage]) -> LintReport {
     let mut out = Out(Vec::new());
     lint_records(index, &mut out);
     lint_assertions(index, &mut out);
     lint_requirements(index, &mut out);
+    uncited_cross_references(index, captures, &mut out);
+    gaps_held_in_index(index, &mut out);
     shared_aliases(index, &mut out);
     uncovered_concepts(index, &mut out);
     unreachable_records(index, &mut out);
@@ -478,5 +503,201 @@ fn unreachable_records(index: &ContextIndex, out: &mut Out) {
                 "no supported edge from any public concept reaches this record; no package can contain it".into(),
             );
         }
+    }
+}
+
+/// Five ASCII digits at the start of `s`, not followed by a sixth.
+fn five_digits(s: &str) -> Option<u32> {
+    let b = s.as_bytes();
+    if b.len() < 5
+        || !b[..5].iter().all(u8::is_ascii_digit)
+        || b.get(5).is_some_and(u8::is_ascii_digit)
+    {
+        return None;
+    }
+    s[..5].parse().ok()
+}
+
+/// The DMG paragraphs a text holds: a line that starts (after indentation) with a five-digit
+/// number followed by nothing, a capital letter or `[` (so "24003 - 24006", a spare range,
+/// and a wrapped "78030 et seq" are not paragraphs).
+pub fn paragraphs_held(text: &str) -> BTreeSet<u32> {
+    text.lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            let n = five_digits(line)?;
+            let rest = line[5..].trim_start();
+            let starts = rest
+                .chars()
+                .next()
+                .is_none_or(|c| c.is_ascii_uppercase() || c == '[');
+            starts.then_some(n)
+        })
+        .collect()
+}
+
+/// The paragraph ranges a text refers to: "DMG nnnnn" (also "DMG paragraph nnnnn"), "DMG nnnnn
+/// - mmmmm" or "DMG nnnnn to mmmmm", and contents lines ("Severe disability premium 23287 -
+/// 23294"). A single reference is the range `(n, n)`.
+pub fn cross_references(text: &str) -> BTreeSet<(u32, u32)> {
+    let mut refs = BTreeSet::new();
+    for (at, _) in text.match_indices("DMG ") {
+        let mut rest = &text[at + 4..];
+        rest = rest.strip_prefix("paragraph ").unwrap_or(rest);
+        let Some(a) = five_digits(rest) else { continue };
+        let tail = rest[5..].trim_start();
+        let tail = tail
+            .strip_prefix('-')
+            .or_else(|| tail.strip_prefix('–'))
+            .or_else(|| tail.strip_prefix("to "));
+        let b = tail
+            .and_then(|t| five_digits(t.trim_start()))
+            .filter(|&b| b >= a);
+        refs.insert((a, b.unwrap_or(a)));
+    }
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let n = words.len();
+        if n >= 4
+            && words[0].starts_with(|c: char| c.is_ascii_alphabetic())
+            && words[n - 2] == "-"
+            && words[n - 1].len() == 5
+            && words[n - 3].len() == 5
+        {
+            if let (Some(a), Some(b)) = (five_digits(words[n - 3]), five_digits(words[n - 1])) {
+                if a <= b {
+                    refs.insert((a, b));
+                }
+            }
+        }
+    }
+    refs
+}
+
+/// True when requirement `req` belongs to a published base of a composed index (all its
+/// `when_all` concepts come from a part with an `index_sha256`): the base is kept as
+/// published, so its requirements are not this profile's to correct.
+fn in_published_base(index: &ContextIndex, req: &Requirement) -> bool {
+    let Some(parts) = index.document().parts.as_ref() else {
+        return false;
+    };
+    !req.when_all.is_empty()
+        && req.when_all.iter().all(|c| {
+            parts
+                .iter()
+                .any(|p| p.index_sha256.is_some() && p.concepts.contains(c))
+        })
+}
+
+fn uncited_cross_references(index: &ContextIndex, captures: &[CapturedPage], out: &mut Out) {
+    if captures.is_empty() {
+        return;
+    }
+    // Paragraph -> the first captured page (in the order given) that holds it.
+    let mut captured: BTreeMap<u32, &str> = BTreeMap::new();
+    for page in captures {
+        for p in paragraphs_held(&page.text) {
+            captured.entry(p).or_insert(page.label.as_str());
+        }
+    }
+    let doc = index.document();
+    let gap_paragraphs: BTreeMap<&str, BTreeSet<u32>> = doc
+        .gaps
+        .iter()
+        .flatten()
+        .map(|g| {
+            let held = g
+                .paragraphs
+                .iter()
+                .flatten()
+                .filter_map(|p| five_digits(p))
+                .collect();
+            (g.id.as_str(), held)
+        })
+        .collect();
+    for (i, req) in doc.requirements.iter().enumerate() {
+        if in_published_base(index, req) {
+            continue;
+        }
+        let mut held: BTreeSet<u32> = BTreeSet::new();
+        for id in &req.required {
+            if let Some(r) = index.record(id) {
+                held.extend(paragraphs_held(&r.text));
+            } else if let Some(g) = gap_paragraphs.get(id.as_str()) {
+                held.extend(g);
+            }
+        }
+        for (j, id) in req.required.iter().enumerate() {
+            let Some(r) = index.record(id) else { continue };
+            let mut missed: BTreeMap<u32, &str> = BTreeMap::new();
+            for (a, b) in cross_references(&r.text) {
+                for (&p, &at) in captured.range(a..=b) {
+                    if !held.contains(&p) {
+                        missed.insert(p, at);
+                    }
+                }
+            }
+            if missed.is_empty() {
+                continue;
+            }
+            let listed: Vec<String> = missed.iter().map(|(p, at)| format!("{p} ({at})")).collect();
+            out.push(
+                Severity::Warning,
+                kinds::UNCITED_CROSS_REFERENCE,
+                format!("requirements[{i}].required[{j}]"),
+                vec![req.id.clone(), id.clone()],
+                format!(
+                    "cites {id}, whose text refers to DMG {}; captured but neither required nor named by a declared gap's paragraphs",
+                    listed.join(", ")
+                ),
+            );
+        }
+    }
+}
+
+fn gaps_held_in_index(index: &ContextIndex, out: &mut Out) {
+    let doc = index.document();
+    let held: Vec<(usize, BTreeSet<u32>)> = doc
+        .records
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.text.is_empty())
+        .map(|(i, r)| (i, paragraphs_held(&r.text)))
+        .collect();
+    for (i, g) in doc.gaps.iter().flatten().enumerate() {
+        let wanted: BTreeSet<u32> = g
+            .paragraphs
+            .iter()
+            .flatten()
+            .filter_map(|p| five_digits(p))
+            .collect();
+        let holders: Vec<(u32, &str)> = wanted
+            .iter()
+            .filter_map(|p| {
+                held.iter()
+                    .find(|(_, h)| h.contains(p))
+                    .map(|(r, _)| (*p, doc.records[*r].id.as_str()))
+            })
+            .collect();
+        if holders.is_empty() {
+            continue;
+        }
+        let mut ids = vec![g.id.clone()];
+        ids.extend(holders.iter().map(|(_, r)| (*r).to_owned()));
+        ids.dedup();
+        let listed: Vec<String> = holders
+            .iter()
+            .map(|(p, r)| format!("DMG {p} is held by {r}"))
+            .collect();
+        out.push(
+            Severity::Warning,
+            kinds::GAP_HELD_IN_INDEX,
+            format!("gaps[{i}]"),
+            ids,
+            format!(
+                "the declared gap stands for paragraphs the index holds ({}); cite the record instead of the gap",
+                listed.join("; ")
+            ),
+        );
     }
 }

@@ -42,7 +42,7 @@ fn list(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
     Ok(out)
 }
 
-fn captures(dir: &Path, out: &mut Vec<CaptureFile>) -> Result<(), CliError> {
+pub(crate) fn captures(dir: &Path, out: &mut Vec<CaptureFile>) -> Result<(), CliError> {
     for path in list(dir)? {
         if path.is_dir() {
             captures(&path, out)?;
