@@ -536,9 +536,10 @@ pub fn paragraphs_held(text: &str) -> BTreeSet<u32> {
         .collect()
 }
 
-/// The paragraph ranges a text refers to: "DMG nnnnn" (also "DMG paragraph nnnnn"), "DMG nnnnn
-/// - mmmmm" or "DMG nnnnn to mmmmm", and contents lines ("Severe disability premium 23287 -
-/// 23294"). A single reference is the range `(n, n)`.
+/// The paragraph ranges a text refers to: "DMG nnnnn" (also "DMG paragraph nnnnn"), a range
+/// "DMG nnnnn to mmmmm" (or with a dash), and contents lines such as
+/// "Severe disability premium 23287 to 23294" written with a dash. A single reference is the
+/// range `(n, n)`.
 pub fn cross_references(text: &str) -> BTreeSet<(u32, u32)> {
     let mut refs = BTreeSet::new();
     for (at, _) in text.match_indices("DMG ") {
@@ -558,17 +559,18 @@ pub fn cross_references(text: &str) -> BTreeSet<(u32, u32)> {
     for line in text.lines() {
         let words: Vec<&str> = line.split_whitespace().collect();
         let n = words.len();
-        if n >= 4
-            && words[0].starts_with(|c: char| c.is_ascii_alphabetic())
-            && words[n - 2] == "-"
-            && words[n - 1].len() == 5
-            && words[n - 3].len() == 5
+        if n < 4
+            || !words[0].starts_with(|c: char| c.is_ascii_alphabetic())
+            || words[n - 2] != "-"
+            || words[n - 1].len() != 5
+            || words[n - 3].len() != 5
         {
-            if let (Some(a), Some(b)) = (five_digits(words[n - 3]), five_digits(words[n - 1])) {
-                if a <= b {
-                    refs.insert((a, b));
-                }
-            }
+            continue;
+        }
+        if let (Some(a), Some(b)) = (five_digits(words[n - 3]), five_digits(words[n - 1]))
+            && a <= b
+        {
+            refs.insert((a, b));
         }
     }
     refs
