@@ -75,9 +75,10 @@ pub mod kinds {
     pub const UNCOVERED_CONCEPT: &str = "uncovered-concept";
     /// A record no traversal from a public concept can reach (warning).
     pub const UNREACHABLE_RECORD: &str = "unreachable-record";
-    /// A requirement cites a record whose text refers to DMG paragraphs ("see DMG nnnnn", a
-    /// range, or a contents line) that a captured page holds but the requirement neither
-    /// requires nor names by a declared gap's `paragraphs` (warning; needs the captures).
+    /// A requirement cites a record whose running text refers to DMG paragraphs ("see DMG
+    /// nnnnn", a range, "paragraphs nnnnn to mmmmm"; never a contents line) that a captured
+    /// page holds but the requirement neither requires nor names by a declared gap's
+    /// `paragraphs` (warning; needs the captures).
     pub const UNCITED_CROSS_REFERENCE: &str = "uncited-cross-reference";
     /// A declared gap stands for DMG paragraphs that a record of the index holds: the gap is
     /// stale, cite the record (warning).
@@ -536,41 +537,61 @@ pub fn paragraphs_held(text: &str) -> BTreeSet<u32> {
         .collect()
 }
 
-/// The paragraph ranges a text refers to: "DMG nnnnn" (also "DMG paragraph nnnnn"), a range
-/// "DMG nnnnn to mmmmm" (or with a dash), and contents lines such as
-/// "Severe disability premium 23287 to 23294" written with a dash. A single reference is the
-/// range `(n, n)`.
+/// A range after a reference word: `nnnnn`, `nnnnn - mmmmm`, `nnnnn – mmmmm` or
+/// `nnnnn to mmmmm`, with what follows it.
+fn range_at(rest: &str) -> Option<((u32, u32), &str)> {
+    let rest = rest.trim_start();
+    let a = five_digits(rest)?;
+    let after = &rest[5..];
+    let tail = after.trim_start();
+    let joined = tail
+        .strip_prefix('-')
+        .or_else(|| tail.strip_prefix('–'))
+        .or_else(|| {
+            tail.strip_prefix("to")
+                .filter(|t| t.starts_with(char::is_whitespace))
+        });
+    if let Some(t) = joined {
+        let t = t.trim_start();
+        if let Some(b) = five_digits(t).filter(|&b| b >= a) {
+            return Some(((a, b), &t[5..]));
+        }
+    }
+    Some(((a, a), after))
+}
+
+/// The paragraph ranges the running text of a page refers to: "DMG nnnnn" (also "DMG
+/// paragraph nnnnn"), "paragraph nnnnn" and "paragraphs nnnnn to mmmmm", a range written
+/// with "to" or a dash, and a list continued with commas or "and" ("DMG 77118, 77119 or",
+/// "DMG 78795 and 78840 et seq"). A single reference is the range `(n, n)`. A contents line
+/// ("Disability premium 23282 - 23284") is navigation, not a reference, and is not read.
 pub fn cross_references(text: &str) -> BTreeSet<(u32, u32)> {
     let mut refs = BTreeSet::new();
-    for (at, _) in text.match_indices("DMG ") {
-        let mut rest = &text[at + 4..];
-        rest = rest.strip_prefix("paragraph ").unwrap_or(rest);
-        let Some(a) = five_digits(rest) else { continue };
-        let tail = rest[5..].trim_start();
-        let tail = tail
-            .strip_prefix('-')
-            .or_else(|| tail.strip_prefix('–'))
-            .or_else(|| tail.strip_prefix("to "));
-        let b = tail
-            .and_then(|t| five_digits(t.trim_start()))
-            .filter(|&b| b >= a);
-        refs.insert((a, b.unwrap_or(a)));
+    let mut starts: Vec<usize> = text.match_indices("DMG ").map(|(at, _)| at + 4).collect();
+    for word in ["paragraph ", "paragraphs ", "Paragraph ", "Paragraphs "] {
+        starts.extend(text.match_indices(word).map(|(at, _)| at + word.len()));
     }
-    for line in text.lines() {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let n = words.len();
-        if n < 4
-            || !words[0].starts_with(|c: char| c.is_ascii_alphabetic())
-            || words[n - 2] != "-"
-            || words[n - 1].len() != 5
-            || words[n - 3].len() != 5
-        {
+    for at in starts {
+        let rest = &text[at..];
+        let rest = rest
+            .strip_prefix("paragraphs ")
+            .or_else(|| rest.strip_prefix("paragraph "))
+            .unwrap_or(rest);
+        let Some((range, mut tail)) = range_at(rest) else {
             continue;
-        }
-        if let (Some(a), Some(b)) = (five_digits(words[n - 3]), five_digits(words[n - 1]))
-            && a <= b
-        {
-            refs.insert((a, b));
+        };
+        refs.insert(range);
+        // A list: ", nnnnn" or " and nnnnn", each possibly a range.
+        loop {
+            let t = tail.trim_start();
+            let Some(next) = t.strip_prefix(',').or_else(|| t.strip_prefix("and ")) else {
+                break;
+            };
+            let Some((range, rest)) = range_at(next) else {
+                break;
+            };
+            refs.insert(range);
+            tail = rest;
         }
     }
     refs
