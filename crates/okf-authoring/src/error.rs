@@ -88,6 +88,16 @@ pub enum Rule {
         /// What the base holds under it (record, assertion, requirement, gap, regime, part).
         base_item: &'static str,
     },
+    /// With `--base`: a declared gap stands for paragraphs of which the base holds some but
+    /// not all, so it can be neither kept (it would be stale) nor resolved to base records.
+    GapPartlyInBase {
+        /// The gap id.
+        gap: String,
+        /// A paragraph the base holds, and the base record holding it.
+        held: (String, String),
+        /// A paragraph of the gap the base does not hold.
+        missing: String,
+    },
 }
 
 impl fmt::Display for Rule {
@@ -161,6 +171,14 @@ impl fmt::Display for Rule {
             Rule::CollidesWithBase { id, base_item } => write!(
                 f,
                 "id {id} is already a {base_item} of the base index; the profile must not redeclare it"
+            ),
+            Rule::GapPartlyInBase {
+                gap,
+                held: (paragraph, record),
+                missing,
+            } => write!(
+                f,
+                "gap {gap} stands for DMG {paragraph}, which the base record {record} holds, and for DMG {missing}, which the base does not hold; split the gap so that the base's part can be resolved"
             ),
         }
     }

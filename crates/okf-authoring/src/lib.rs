@@ -17,6 +17,7 @@ mod profile;
 
 pub use capture::{CaptureFile, captured_pages};
 pub use compile::{Built, PROFILE_FILE, build, build_onto};
+pub use compose::ResolvedGap;
 pub use error::{Error, Rule};
 
 /// One profile file as the caller read it.

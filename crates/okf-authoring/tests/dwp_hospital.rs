@@ -695,9 +695,24 @@ fn the_composed_index_keeps_every_base_item_as_published_then_adds_the_profiles(
     let base: Value = serde_json::from_slice(&base_bytes()).unwrap();
     let own: Value = serde_json::from_str(&hospital.json).unwrap();
     let doc: Value = serde_json::from_str(&built.json).unwrap();
+    // The profile's items follow unchanged, except what named a gap the base holds: those
+    // name the base records instead (issue 41; see the transfer-gap test below).
+    let resolved: Vec<&str> = built.resolved_gaps.iter().map(|g| g.gap.as_str()).collect();
+    assert_eq!(resolved.len(), 3);
+    let names_resolved =
+        |item: &String| resolved.iter().any(|g| item.contains(&format!("\"{g}\"")));
     for list in ["records", "assertions", "requirements"] {
-        let expected = [canonical_items(&base, list), canonical_items(&own, list)].concat();
-        assert_eq!(canonical_items(&doc, list), expected, "{list}");
+        let items = canonical_items(&doc, list);
+        let base_items = canonical_items(&base, list);
+        assert_eq!(items[..base_items.len()], base_items[..], "{list}");
+        let composed_own = &items[base_items.len()..];
+        for item in canonical_items(&own, list)
+            .iter()
+            .filter(|i| !names_resolved(i))
+        {
+            assert!(composed_own.contains(item), "{list}: {item}");
+        }
+        assert!(composed_own.iter().all(|i| !names_resolved(i)), "{list}");
     }
     assert_eq!(canonical_items(&base, "records").len(), 52);
     let parts = doc["parts"].as_array().unwrap();
@@ -772,7 +787,6 @@ fn on_the_composed_index_hospital_questions_keep_the_profiles_packages() {
     let questions = [
         HOSPITAL_QUESTION,
         "A claimant on legacy income-based JSA is admitted to hospital. Explain the effect on their JSA.",
-        "A prisoner is transferred to hospital under mental health legislation. Explain the effect on income-related ESA and State Pension Credit.",
         "What happens to Pension Credit after 52 weeks in hospital?",
         "Income Support after four weeks in hospital",
     ];
@@ -814,14 +828,16 @@ fn the_eval_cases_controls_and_self_check_of_both_parts_pass_on_the_composed_ind
     let (built, index) = composed();
     let binding = raw_binding(&index, built.json.as_bytes());
     let imprisonment = root().join("../shared/dwp/evaluation/context-assembly");
-    let runs: [(Vec<u8>, Option<Vec<u8>>); 4] = [
+    // The prisoner-transfer case expects the standalone profile's transfer gaps; on the
+    // composed index `okf build --base` resolves them to the base pages that hold them (issue
+    // 41), so it is checked by `on_the_composed_index_the_transfer_gaps_are_resolved_…`.
+    let runs: [(Vec<u8>, Option<Vec<u8>>); 3] = [
         (
             std::fs::read(imprisonment.join("imprisonment-case.json")).unwrap(),
             Some(std::fs::read(imprisonment.join("imprisonment-controls.json")).unwrap()),
         ),
         (eval_file("case.json"), Some(eval_file("controls.json"))),
         (eval_file("case-legacy-jsa.json"), None),
-        (eval_file("case-prisoner-transfer.json"), None),
     ];
     for (case, controls) in runs {
         let case = Case::from_slice(&case).unwrap();
@@ -842,7 +858,8 @@ fn the_eval_cases_controls_and_self_check_of_both_parts_pass_on_the_composed_ind
         assert_eq!(report.status, Status::Passed, "{}", case.id);
     }
     let report = self_check(&index).unwrap();
-    assert_eq!(report.requirements.len(), 23);
+    // 6 of the base, 26 of the profile (issue 41 added the duration requirements).
+    assert_eq!(report.requirements.len(), 32);
     assert!(report.requirements.iter().all(|r| r.fail_closed));
     assert_eq!(report.status, Status::Passed);
 }
@@ -908,4 +925,76 @@ fn the_issue_41_finding_cases_pass() {
         let failed = failed_checks(&report);
         assert!(failed.is_empty(), "{}: {failed:#?}", f.display());
     }
+}
+
+/// Issue 41: the profile's prisoner-transfer gaps stand for paragraphs the published base holds
+/// (24215, 54212, 78651, 78652, 78663). `okf build --base` resolves them: on the composed
+/// index the transfer requirement requires the base pages, is met, and lint reports no stale
+/// gap. Standalone, the gaps stay and the requirement is unmet. (This is why the transfer
+/// question is not among the questions whose package the composition keeps.)
+#[test]
+fn on_the_composed_index_the_transfer_gaps_are_resolved_to_the_base_pages() {
+    let (built, composed) = composed();
+    let base = "https://chris-page-gov.github.io/okf-dwp/id/";
+    let resolved: Vec<(String, Vec<String>)> = built
+        .resolved_gaps
+        .iter()
+        .map(|g| {
+            (
+                g.gap.trim_start_matches(B).to_owned(),
+                g.records
+                    .iter()
+                    .map(|r| r.trim_start_matches(base).to_owned())
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        resolved,
+        [
+            (
+                "gap/dmg-78651-prisoner-guidance".to_owned(),
+                vec![
+                    "page/78/0100".to_owned(),
+                    "page/78/0101".to_owned(),
+                    "page/78/0103".to_owned()
+                ]
+            ),
+            (
+                "gap/dmg-24215-is-prisoner-in-hospital".to_owned(),
+                vec!["page/dmg-vol4-ch24/0042".to_owned()]
+            ),
+            (
+                "gap/dmg-54212-esa-prisoner-in-hospital".to_owned(),
+                vec!["page/dmg-vol9-ch54/0033".to_owned()]
+            ),
+        ]
+    );
+    let report = lint(&composed);
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| f.kind == okf_eval::lint::kinds::GAP_HELD_IN_INDEX),
+        "{report:?}"
+    );
+    let question = "A prisoner is transferred to hospital under mental health legislation. Explain the effect on income-related ESA and State Pension Credit.";
+    let row = |p: &Value| {
+        p["requirements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == format!("{B}requirement/prisoner-transfer-to-hospital"))
+            .cloned()
+            .unwrap()
+    };
+    let on_composed = package(&composed, question);
+    assert_eq!(
+        row(&on_composed)["status"],
+        "supported-within-declared-scope"
+    );
+    let (_, hospital) = hospital();
+    let alone = row(&package(&hospital, question));
+    assert_eq!(alone["status"], "insufficient");
+    assert_eq!(alone["missing"].as_array().unwrap().len(), 3);
 }

@@ -5,6 +5,8 @@
 //! (`ContextIndex::record_governance`, `assertion_governance`, `record_digest_mismatch`,
 //! `record_unit_integrity_failed`), so lint and assembly can never disagree about them.
 
+use okf_engine::dmg::five_digits;
+pub use okf_engine::dmg::paragraphs_held;
 use okf_engine::model::{Access, Requirement, SUPPORTED_PREDICATES};
 use okf_engine::{ContextIndex, Governance};
 use serde::Serialize;
@@ -505,36 +507,6 @@ fn unreachable_records(index: &ContextIndex, out: &mut Out) {
             );
         }
     }
-}
-
-/// Five ASCII digits at the start of `s`, not followed by a sixth.
-fn five_digits(s: &str) -> Option<u32> {
-    let b = s.as_bytes();
-    if b.len() < 5
-        || !b[..5].iter().all(u8::is_ascii_digit)
-        || b.get(5).is_some_and(u8::is_ascii_digit)
-    {
-        return None;
-    }
-    s[..5].parse().ok()
-}
-
-/// The DMG paragraphs a text holds: a line that starts (after indentation) with a five-digit
-/// number followed by nothing, a capital letter or `[` (so "24003 - 24006", a spare range,
-/// and a wrapped "78030 et seq" are not paragraphs).
-pub fn paragraphs_held(text: &str) -> BTreeSet<u32> {
-    text.lines()
-        .filter_map(|line| {
-            let line = line.trim_start();
-            let n = five_digits(line)?;
-            let rest = line[5..].trim_start();
-            let starts = rest
-                .chars()
-                .next()
-                .is_none_or(|c| c.is_ascii_uppercase() || c == '[');
-            starts.then_some(n)
-        })
-        .collect()
 }
 
 /// A range after a reference word: `nnnnn`, `nnnnn - mmmmm`, `nnnnn – mmmmm` or

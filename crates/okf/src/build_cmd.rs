@@ -118,5 +118,12 @@ pub(crate) fn run(args: &BuildArgs) -> Result<(), CliError> {
         built.index.assertions.len(),
         built.index.requirements.len()
     );
+    for g in &built.resolved_gaps {
+        println!(
+            "  gap {} is held by the base: resolved to {}",
+            g.gap,
+            g.records.join(", ")
+        );
+    }
     Ok(())
 }
