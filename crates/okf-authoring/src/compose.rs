@@ -167,7 +167,7 @@ fn resolve_held_gaps(
                 let at = origins.gaps.get(i).cloned();
                 let rule = Rule::GapPartlyInBase {
                     gap: gap.id.clone(),
-                    held: (p.to_string(), r.to_owned()),
+                    held: Box::new((p.to_string(), r.to_owned())),
                     missing: q.to_string(),
                 };
                 return Err(match at {

@@ -93,8 +93,9 @@ pub enum Rule {
     GapPartlyInBase {
         /// The gap id.
         gap: String,
-        /// A paragraph the base holds, and the base record holding it.
-        held: (String, String),
+        /// A paragraph the base holds, and the base record holding it (boxed: keeps `Rule`
+        /// small).
+        held: Box<(String, String)>,
         /// A paragraph of the gap the base does not hold.
         missing: String,
     },
@@ -172,13 +173,10 @@ impl fmt::Display for Rule {
                 f,
                 "id {id} is already a {base_item} of the base index; the profile must not redeclare it"
             ),
-            Rule::GapPartlyInBase {
-                gap,
-                held: (paragraph, record),
-                missing,
-            } => write!(
+            Rule::GapPartlyInBase { gap, held, missing } => write!(
                 f,
-                "gap {gap} stands for DMG {paragraph}, which the base record {record} holds, and for DMG {missing}, which the base does not hold; split the gap so that the base's part can be resolved"
+                "gap {gap} stands for DMG {}, which the base record {} holds, and for DMG {missing}, which the base does not hold; split the gap so that the base's part can be resolved",
+                held.0, held.1
             ),
         }
     }

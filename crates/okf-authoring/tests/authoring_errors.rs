@@ -731,7 +731,7 @@ fn a_gap_the_base_holds_only_in_part_is_refused_naming_the_gap_and_the_base_reco
         e.rule,
         Rule::GapPartlyInBase {
             gap: "https://y.example/gap/prisoner".into(),
-            held: ("10002".into(), "https://x.example/evidence/rule".into()),
+            held: Box::new(("10002".into(), "https://x.example/evidence/rule".into())),
             missing: "10009".into(),
         }
     );
