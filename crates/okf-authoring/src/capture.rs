@@ -70,3 +70,18 @@ pub(crate) fn load(files: &[CaptureFile]) -> Result<BTreeMap<String, (String, Ca
     }
     Ok(out)
 }
+
+/// Every page of every capture, checked as a build checks it, as `("document_id pN", text)`
+/// in document-id then page order (for `okf lint --sources`).
+pub fn captured_pages(files: &[CaptureFile]) -> Result<Vec<(String, String)>, Error> {
+    let mut pages = Vec::new();
+    for (id, (_, capture)) in load(files)? {
+        let mut own: Vec<&CapturePage> = capture.pages.iter().collect();
+        own.sort_by_key(|p| p.page);
+        pages.extend(
+            own.into_iter()
+                .map(|p| (format!("{id} p{}", p.page), p.text.clone())),
+        );
+    }
+    Ok(pages)
+}

@@ -1,7 +1,7 @@
 //! Profile + captures → `okf-context-index.v1`.
 
 use crate::capture::{self, Capture, CaptureFile};
-use crate::compose::{self, Shift};
+use crate::compose::{self, ResolvedGap, Shift};
 use crate::error::{Error, Rule, line_of};
 use crate::origin::{Origin, Origins};
 use crate::profile::{
@@ -27,6 +27,9 @@ pub struct Built {
     pub index: IndexDocument,
     /// Its canonical JSON followed by a newline: the bytes to write.
     pub json: String,
+    /// With a base: the profile's declared gaps whose paragraphs the base holds, resolved to
+    /// the base records (empty without a base).
+    pub resolved_gaps: Vec<ResolvedGap>,
 }
 
 struct ParsedFile {
@@ -154,6 +157,7 @@ pub fn build_onto(
     };
     // With a base, the profile's items follow the base's: offset the origins' positions.
     let mut shift = Shift::default();
+    let mut resolved_gaps = Vec::new();
     if let Some(base_index) = base_index {
         let (decl, origin) = compose_section(&files)?;
         let composed = compose::onto(index, base_index, decl, &origins).map_err(|f| match f {
@@ -162,6 +166,7 @@ pub fn build_onto(
         })?;
         shift = composed.shift;
         index = composed.index;
+        resolved_gaps = composed.resolved;
     }
     if let Err(e) = ContextIndex::new(index.clone()) {
         let origin = engine_error_origin(&e, &origins, &shift).unwrap_or(index_origin);
@@ -173,6 +178,7 @@ pub fn build_onto(
     Ok(Built {
         index,
         json: json + "\n",
+        resolved_gaps,
     })
 }
 
@@ -508,10 +514,16 @@ impl Compiler {
         if !self.gaps.insert(id.clone()) {
             return Err(origin.error(Rule::DuplicateId(id)));
         }
+        for p in g.paragraphs.iter().flatten() {
+            if p.len() != 5 || !p.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(origin.error(Rule::GapParagraph(p.clone())));
+            }
+        }
         Ok(Gap {
             id,
             label: g.label.clone(),
             reason: g.reason.clone(),
+            paragraphs: g.paragraphs.clone(),
         })
     }
 

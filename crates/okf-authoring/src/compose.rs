@@ -11,8 +11,9 @@ use crate::error::Rule;
 use crate::origin::{Origin, Origins};
 use crate::profile::ComposeDecl;
 use okf_engine::ContextIndex;
+use okf_engine::dmg::{five_digits, paragraphs_held};
 use okf_engine::model::{IndexDocument, Part, RecordKind};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// Where the profile's items start in each list of the composed index: the base's counts.
 #[derive(Debug, Default)]
@@ -24,10 +25,22 @@ pub(crate) struct Shift {
     pub regimes: usize,
 }
 
-/// The composed index and where the profile's items start in it.
+/// The composed index, where the profile's items start in it, and the profile gaps the base
+/// turned out to hold.
 pub(crate) struct Composed {
     pub index: IndexDocument,
     pub shift: Shift,
+    pub resolved: Vec<ResolvedGap>,
+}
+
+/// A declared gap of the profile whose paragraphs the base holds: in the composed index it is
+/// no longer a gap; what required or pointed at it requires or points at these base records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedGap {
+    /// The gap id (dropped from the composed index's gaps).
+    pub gap: String,
+    /// The base records that hold its paragraphs, in paragraph order, each once.
+    pub records: Vec<String>,
 }
 
 /// Why a composition failed: a rule about the `[compose]` section as a whole, or about one
@@ -57,6 +70,8 @@ pub(crate) fn onto(
         .document()
         .clone();
     check_collisions(&base, &profile, origins)?;
+    let mut profile = profile;
+    let resolved = resolve_held_gaps(&base, &mut profile, origins)?;
     let shift = Shift {
         records: base.records.len(),
         assertions: base.assertions.len(),
@@ -108,7 +123,120 @@ pub(crate) fn onto(
         schema: profile.schema,
         scope: decl.scope.clone(),
     };
-    Ok(Composed { index, shift })
+    Ok(Composed {
+        index,
+        shift,
+        resolved,
+    })
+}
+
+/// Every profile gap that declares `paragraphs` all of which a base record holds (the same
+/// reading of page text as `okf lint`'s gap-held-in-index) is resolved: each `required` list
+/// and regime `absent_evidence` that names it names the holding base records instead, each
+/// assertion that points at it points at the first holder (and a copy of it, with the id
+/// suffixed by the paragraph, at each further holder), and the gap is dropped. A gap the base
+/// holds only in part is an error at its line. Gaps without `paragraphs` are kept.
+fn resolve_held_gaps(
+    base: &IndexDocument,
+    profile: &mut IndexDocument,
+    origins: &Origins,
+) -> Result<Vec<ResolvedGap>, Failure> {
+    let held: Vec<(&str, BTreeSet<u32>)> = base
+        .records
+        .iter()
+        .filter(|r| !r.text.is_empty())
+        .map(|r| (r.id.as_str(), paragraphs_held(&r.text)))
+        .collect();
+    let holder = |p: u32| held.iter().find(|(_, h)| h.contains(&p)).map(|(id, _)| *id);
+    let mut resolved = Vec::new();
+    let mut keep = Vec::new();
+    for (i, gap) in profile.gaps.take().into_iter().flatten().enumerate() {
+        let paragraphs: Vec<u32> = gap
+            .paragraphs
+            .iter()
+            .flatten()
+            .filter_map(|p| five_digits(p))
+            .collect();
+        let holders: Vec<(u32, Option<&str>)> =
+            paragraphs.iter().map(|&p| (p, holder(p))).collect();
+        let first_held = holders.iter().find_map(|&(p, r)| r.map(|r| (p, r)));
+        let first_missing = holders.iter().find(|(_, r)| r.is_none());
+        match (first_held, first_missing) {
+            (None, _) => keep.push(gap),
+            (Some((p, r)), Some((q, _))) => {
+                let at = origins.gaps.get(i).cloned();
+                let rule = Rule::GapPartlyInBase {
+                    gap: gap.id.clone(),
+                    held: Box::new((p.to_string(), r.to_owned())),
+                    missing: q.to_string(),
+                };
+                return Err(match at {
+                    Some(at) => Failure::At(at, rule),
+                    None => Failure::Whole(rule),
+                });
+            }
+            (Some(_), None) => {
+                let mut records: Vec<(u32, String)> = Vec::new();
+                for (p, r) in holders {
+                    let r = r.unwrap_or_default().to_owned();
+                    if !records.iter().any(|(_, x)| *x == r) {
+                        records.push((p, r));
+                    }
+                }
+                replace_gap(profile, &gap.id, &records);
+                resolved.push(ResolvedGap {
+                    gap: gap.id,
+                    records: records.into_iter().map(|(_, r)| r).collect(),
+                });
+            }
+        }
+    }
+    profile.gaps = (!keep.is_empty()).then_some(keep);
+    Ok(resolved)
+}
+
+/// Names `records` (each with the first paragraph it holds) wherever the profile names `gap`.
+fn replace_gap(profile: &mut IndexDocument, gap: &str, records: &[(u32, String)]) {
+    let splice = |list: &mut Vec<String>| {
+        if let Some(at) = list.iter().position(|id| id == gap) {
+            list.remove(at);
+            let mut k = at;
+            for (_, r) in records {
+                if !list.contains(r) {
+                    list.insert(k, r.clone());
+                    k += 1;
+                }
+            }
+        }
+    };
+    for q in &mut profile.requirements {
+        splice(&mut q.required);
+    }
+    for r in profile.regimes.iter_mut().flatten() {
+        if let Some(list) = r.absent_evidence.as_mut() {
+            splice(list);
+        }
+    }
+    let mut assertions = Vec::with_capacity(profile.assertions.len());
+    for a in std::mem::take(&mut profile.assertions) {
+        if a.target != gap {
+            assertions.push(a);
+            continue;
+        }
+        for (k, (p, r)) in records.iter().enumerate() {
+            let mut copy = a.clone();
+            copy.target = r.clone();
+            copy.label = format!(
+                "{} (composed index: DMG {p} is held by the base record {r})",
+                a.label
+            );
+            if k > 0 {
+                copy.id = format!("{}-{p}", a.id);
+            }
+            assertions.push(copy);
+        }
+    }
+    profile.assertions = assertions;
 }
 
 /// The base's list then the profile's; absent when both are.

@@ -73,6 +73,8 @@ pub enum Rule {
     PathBroken(String),
     /// A declared gap names a record the profile declares, so it is not a gap.
     GapDeclared(String),
+    /// A gap's `paragraphs` entry is not a five-digit DMG paragraph number.
+    GapParagraph(String),
     /// The compiled index fails the engine's validation (spec §2).
     Index(String),
     /// A base index was given but `profile.toml` declares no `[compose]`.
@@ -85,6 +87,17 @@ pub enum Rule {
         id: String,
         /// What the base holds under it (record, assertion, requirement, gap, regime, part).
         base_item: &'static str,
+    },
+    /// With `--base`: a declared gap stands for paragraphs of which the base holds some but
+    /// not all, so it can be neither kept (it would be stale) nor resolved to base records.
+    GapPartlyInBase {
+        /// The gap id.
+        gap: String,
+        /// A paragraph the base holds, and the base record holding it (boxed: keeps `Rule`
+        /// small).
+        held: Box<(String, String)>,
+        /// A paragraph of the gap the base does not hold.
+        missing: String,
     },
 }
 
@@ -144,6 +157,10 @@ impl fmt::Display for Rule {
                 f,
                 "gap {g:?} names a record the profile declares; require it instead"
             ),
+            Rule::GapParagraph(p) => write!(
+                f,
+                "gap paragraphs: {p:?} is not a five-digit DMG paragraph number"
+            ),
             Rule::Index(m) => write!(f, "the compiled index is invalid: {m}"),
             Rule::ComposeSection => write!(
                 f,
@@ -155,6 +172,11 @@ impl fmt::Display for Rule {
             Rule::CollidesWithBase { id, base_item } => write!(
                 f,
                 "id {id} is already a {base_item} of the base index; the profile must not redeclare it"
+            ),
+            Rule::GapPartlyInBase { gap, held, missing } => write!(
+                f,
+                "gap {gap} stands for DMG {}, which the base record {} holds, and for DMG {missing}, which the base does not hold; split the gap so that the base's part can be resolved",
+                held.0, held.1
             ),
         }
     }

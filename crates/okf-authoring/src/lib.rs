@@ -15,8 +15,9 @@ mod error;
 mod origin;
 mod profile;
 
-pub use capture::CaptureFile;
+pub use capture::{CaptureFile, captured_pages};
 pub use compile::{Built, PROFILE_FILE, build, build_onto};
+pub use compose::ResolvedGap;
 pub use error::{Error, Rule};
 
 /// One profile file as the caller read it.

@@ -221,6 +221,8 @@ pub(crate) struct GapDecl {
     pub route: String,
     pub label: String,
     pub reason: String,
+    /// The five-digit DMG paragraph numbers the gap stands for (optional).
+    pub paragraphs: Option<Vec<String>>,
 }
 
 /// `[[requirement]]`.

@@ -420,6 +420,21 @@ fn gap_must_not_name_a_declared_record() {
 }
 
 #[test]
+fn gap_paragraphs_must_be_five_digit_dmg_numbers() {
+    let graph = format!(
+        "{GRAPH}\n[[gap]]\nroute = \"gap/absent\"\nlabel = \"x\"\nreason = \"y\"\nparagraphs = [\"78651\", \"7865\"]\n"
+    );
+    let e = fails(PROFILE, &graph, CAPTURE);
+    assert_eq!(e.rule, Rule::GapParagraph("7865".into()));
+    assert_eq!(e.line, 31);
+    assert!(
+        e.to_string()
+            .contains("gap paragraphs: \"7865\" is not a five-digit DMG paragraph number"),
+        "{e}"
+    );
+}
+
+#[test]
 fn declared_gap_is_required_reachable_and_explained() {
     let graph = format!(
         "{}\n[[gap]]\nroute = \"evidence/absent\"\nlabel = \"Absent rule\"\nreason = \"not captured\"\n\n[[assertion]]\nroute = \"assertion/to-gap\"\nfrom = \"concept/loans\"\npredicate = \"requires\"\nto = \"evidence/absent\"\nlabel = \"x\"\nprovenance = [{{ document = \"doc\", locator = \"whole\" }}]\n",
@@ -624,5 +639,105 @@ fn compose_is_declared_in_profile_toml_only() {
     assert_eq!(
         (e.file.as_str(), e.rule),
         ("graph.toml", Rule::ComposeSection)
+    );
+}
+
+// Issue 41: a profile gap the base holds (`okf build --base`).
+
+const PARAGRAPH_CAPTURE: &str = r#"{"document_id": "doc", "source_url": "https://x.example/doc.html",
+ "source_sha256": "0000000000000000000000000000000000000000000000000000000000000000",
+ "pages": [{"page": 1, "url": "https://x.example/doc.html#page=1",
+            "text": "10001 A prisoner is a person in custody.\n10002 A transfer to hospital ends custody.\n"}]}"#;
+
+/// A base whose evidence record is a whole page holding DMG-style paragraphs 10001-10002.
+fn paragraph_base() -> Built {
+    let graph = GRAPH.replacen(
+        "source = { document = \"doc\", page = 1, locator = \"para 2\", from = \"Loans last\", to = \"weeks.\" }",
+        "source = { document = \"doc\", page = 1, locator = \"paras 10001-10002\" }",
+        1,
+    );
+    build(&files(PROFILE, &graph), &capture(PARAGRAPH_CAPTURE)).unwrap()
+}
+
+/// The composing fixture plus a gap standing for `paragraphs`, required by the requirement and
+/// pointed at by an assertion from the concept.
+fn compose_with_gap(base: &Built, paragraphs: &str) -> Result<Built, Error> {
+    let graph = format!(
+        "{}\n[[gap]]\nroute = \"gap/prisoner\"\nlabel = \"The prisoner rule\"\nreason = \"Not captured here.\"\nparagraphs = {paragraphs}\n\n\
+         [[assertion]]\nroute = \"assertion/loans-prisoner\"\nfrom = \"concept/loans\"\npredicate = \"requires\"\nto = \"gap/prisoner\"\n\
+         label = \"Loans to prisoners\"\nprovenance = [{{ document = \"doc\", page = 1, locator = \"para 2\" }}]\n",
+        GRAPH.replacen(
+            "required = [\"evidence/rule\"]",
+            "required = [\"evidence/rule\", \"gap/prisoner\"]",
+            1
+        )
+    );
+    okf_authoring::build_onto(
+        &files(&composing_profile(base, "https://y.example/"), &graph),
+        &capture(CAPTURE),
+        Some(base.json.as_bytes()),
+    )
+}
+
+#[test]
+fn a_gap_whose_paragraphs_the_base_holds_is_resolved_to_the_base_record() {
+    let base = paragraph_base();
+    let holder = "https://x.example/evidence/rule";
+    assert!(base.index.records.iter().any(|r| r.id == holder));
+    let built = compose_with_gap(&base, "[\"10001\", \"10002\"]").unwrap();
+    assert_eq!(
+        built.resolved_gaps,
+        [okf_authoring::ResolvedGap {
+            gap: "https://y.example/gap/prisoner".into(),
+            records: vec![holder.into()],
+        }]
+    );
+    let doc = &built.index;
+    assert!(doc.gaps.is_none(), "{:?}", doc.gaps);
+    let req = doc
+        .requirements
+        .iter()
+        .find(|q| q.id == "https://y.example/requirement/loans")
+        .unwrap();
+    assert_eq!(req.required, ["https://y.example/evidence/rule", holder]);
+    let a = doc
+        .assertions
+        .iter()
+        .find(|a| a.id == "https://y.example/assertion/loans-prisoner")
+        .unwrap();
+    assert_eq!(a.target, holder);
+    // The composed index lints without a stale gap, and the requirement can now be met.
+    let index = okf_engine::ContextIndex::from_json_str(&built.json).unwrap();
+    let report = okf_eval::lint(&index);
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| f.kind == okf_eval::lint::kinds::GAP_HELD_IN_INDEX),
+        "{report:?}"
+    );
+    // A gap the base does not hold at all is kept.
+    let kept = compose_with_gap(&base, "[\"20001\"]").unwrap();
+    assert!(kept.resolved_gaps.is_empty());
+    assert_eq!(kept.index.gaps.as_ref().unwrap().len(), 1);
+}
+
+#[test]
+fn a_gap_the_base_holds_only_in_part_is_refused_naming_the_gap_and_the_base_record() {
+    let base = paragraph_base();
+    let e = compose_with_gap(&base, "[\"10002\", \"10009\"]").unwrap_err();
+    assert_eq!(e.file, "graph.toml");
+    assert_eq!(
+        e.rule,
+        Rule::GapPartlyInBase {
+            gap: "https://y.example/gap/prisoner".into(),
+            held: Box::new(("10002".into(), "https://x.example/evidence/rule".into())),
+            missing: "10009".into(),
+        }
+    );
+    assert!(
+        e.to_string()
+            .contains("which the base record https://x.example/evidence/rule holds"),
+        "{e}"
     );
 }

@@ -24,6 +24,7 @@ mod assemble;
 mod budget;
 pub mod canonical;
 pub mod discovery;
+pub mod dmg;
 mod error;
 mod index;
 pub mod model;

@@ -53,6 +53,12 @@ pub struct Gap {
     pub label: String,
     /// Why it is missing (for example an unreconciled source dependency).
     pub reason: String,
+    /// The DMG paragraph numbers (five digits) the gap stands for, when it stands for
+    /// paragraphs: `okf lint` reports the gap when a record of the index holds one of them,
+    /// and `okf build --base` resolves it to the base records holding them. Additive
+    /// (DEVIATIONS A7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paragraphs: Option<Vec<String>>,
 }
 
 /// One part of a composed index (a published base index, or the profile composed onto it) and

@@ -5,10 +5,12 @@
 //! (`ContextIndex::record_governance`, `assertion_governance`, `record_digest_mismatch`,
 //! `record_unit_integrity_failed`), so lint and assembly can never disagree about them.
 
+use okf_engine::dmg::five_digits;
+pub use okf_engine::dmg::paragraphs_held;
 use okf_engine::model::{Access, Requirement, SUPPORTED_PREDICATES};
 use okf_engine::{ContextIndex, Governance};
 use serde::Serialize;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -75,6 +77,24 @@ pub mod kinds {
     pub const UNCOVERED_CONCEPT: &str = "uncovered-concept";
     /// A record no traversal from a public concept can reach (warning).
     pub const UNREACHABLE_RECORD: &str = "unreachable-record";
+    /// A requirement cites a record whose running text refers to DMG paragraphs ("see DMG
+    /// nnnnn", a range, "paragraphs nnnnn to mmmmm"; never a contents line) that a captured
+    /// page holds but the requirement neither requires nor names by a declared gap's
+    /// `paragraphs` (warning; needs the captures).
+    pub const UNCITED_CROSS_REFERENCE: &str = "uncited-cross-reference";
+    /// A declared gap stands for DMG paragraphs that a record of the index holds: the gap is
+    /// stale, cite the record (warning).
+    pub const GAP_HELD_IN_INDEX: &str = "gap-held-in-index";
+}
+
+/// A captured page the cross-reference check reads: where it is (for the message) and its
+/// text. Only the paragraphs it holds are used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CapturedPage {
+    /// Where the page is, such as `dmg-vol4-ch23 p78`.
+    pub label: String,
+    /// The page text.
+    pub text: String,
 }
 
 /// One lint finding.
@@ -158,10 +178,18 @@ impl Out {
 /// Lints a validated index: records, assertions and requirements in document order, then
 /// the whole-index checks; findings sorted by severity (stable, so document order stays).
 pub fn lint(index: &ContextIndex) -> LintReport {
+    lint_with_captures(index, &[])
+}
+
+/// [`lint`], and the cross-reference check of every requirement against the paragraphs the
+/// captured pages hold (no captures: no cross-reference findings).
+pub fn lint_with_captures(index: &ContextIndex, captures: &[CapturedPage]) -> LintReport {
     let mut out = Out(Vec::new());
     lint_records(index, &mut out);
     lint_assertions(index, &mut out);
     lint_requirements(index, &mut out);
+    uncited_cross_references(index, captures, &mut out);
+    gaps_held_in_index(index, &mut out);
     shared_aliases(index, &mut out);
     uncovered_concepts(index, &mut out);
     unreachable_records(index, &mut out);
@@ -478,5 +506,193 @@ fn unreachable_records(index: &ContextIndex, out: &mut Out) {
                 "no supported edge from any public concept reaches this record; no package can contain it".into(),
             );
         }
+    }
+}
+
+/// A range after a reference word: `nnnnn`, `nnnnn - mmmmm`, `nnnnn – mmmmm` or
+/// `nnnnn to mmmmm`, with what follows it.
+fn range_at(rest: &str) -> Option<((u32, u32), &str)> {
+    let rest = rest.trim_start();
+    let a = five_digits(rest)?;
+    let after = &rest[5..];
+    let tail = after.trim_start();
+    let joined = tail
+        .strip_prefix('-')
+        .or_else(|| tail.strip_prefix('–'))
+        .or_else(|| {
+            tail.strip_prefix("to")
+                .filter(|t| t.starts_with(char::is_whitespace))
+        });
+    if let Some(t) = joined {
+        let t = t.trim_start();
+        if let Some(b) = five_digits(t).filter(|&b| b >= a) {
+            return Some(((a, b), &t[5..]));
+        }
+    }
+    Some(((a, a), after))
+}
+
+/// The paragraph ranges the running text of a page refers to: "DMG nnnnn" (also "DMG
+/// paragraph nnnnn"), "paragraph nnnnn" and "paragraphs nnnnn to mmmmm", a range written
+/// with "to" or a dash, and a list continued with commas or "and" ("DMG 77118, 77119 or",
+/// "DMG 78795 and 78840 et seq"). A single reference is the range `(n, n)`. A contents line
+/// ("Disability premium 23282 - 23284") is navigation, not a reference, and is not read.
+pub fn cross_references(text: &str) -> BTreeSet<(u32, u32)> {
+    let mut refs = BTreeSet::new();
+    let mut starts: Vec<usize> = text.match_indices("DMG ").map(|(at, _)| at + 4).collect();
+    for word in ["paragraph ", "paragraphs ", "Paragraph ", "Paragraphs "] {
+        starts.extend(text.match_indices(word).map(|(at, _)| at + word.len()));
+    }
+    for at in starts {
+        let rest = &text[at..];
+        let rest = rest
+            .strip_prefix("paragraphs ")
+            .or_else(|| rest.strip_prefix("paragraph "))
+            .unwrap_or(rest);
+        let Some((range, mut tail)) = range_at(rest) else {
+            continue;
+        };
+        refs.insert(range);
+        // A list: ", nnnnn" or " and nnnnn", each possibly a range.
+        loop {
+            let t = tail.trim_start();
+            let Some(next) = t.strip_prefix(',').or_else(|| t.strip_prefix("and ")) else {
+                break;
+            };
+            let Some((range, rest)) = range_at(next) else {
+                break;
+            };
+            refs.insert(range);
+            tail = rest;
+        }
+    }
+    refs
+}
+
+/// True when requirement `req` belongs to a published base of a composed index (all its
+/// `when_all` concepts come from a part with an `index_sha256`): the base is kept as
+/// published, so its requirements are not this profile's to correct.
+fn in_published_base(index: &ContextIndex, req: &Requirement) -> bool {
+    let Some(parts) = index.document().parts.as_ref() else {
+        return false;
+    };
+    !req.when_all.is_empty()
+        && req.when_all.iter().all(|c| {
+            parts
+                .iter()
+                .any(|p| p.index_sha256.is_some() && p.concepts.contains(c))
+        })
+}
+
+fn uncited_cross_references(index: &ContextIndex, captures: &[CapturedPage], out: &mut Out) {
+    if captures.is_empty() {
+        return;
+    }
+    // Paragraph -> the first captured page (in the order given) that holds it.
+    let mut captured: BTreeMap<u32, &str> = BTreeMap::new();
+    for page in captures {
+        for p in paragraphs_held(&page.text) {
+            captured.entry(p).or_insert(page.label.as_str());
+        }
+    }
+    let doc = index.document();
+    let gap_paragraphs: BTreeMap<&str, BTreeSet<u32>> = doc
+        .gaps
+        .iter()
+        .flatten()
+        .map(|g| {
+            let held = g
+                .paragraphs
+                .iter()
+                .flatten()
+                .filter_map(|p| five_digits(p))
+                .collect();
+            (g.id.as_str(), held)
+        })
+        .collect();
+    for (i, req) in doc.requirements.iter().enumerate() {
+        if in_published_base(index, req) {
+            continue;
+        }
+        let mut held: BTreeSet<u32> = BTreeSet::new();
+        for id in &req.required {
+            if let Some(r) = index.record(id) {
+                held.extend(paragraphs_held(&r.text));
+            } else if let Some(g) = gap_paragraphs.get(id.as_str()) {
+                held.extend(g);
+            }
+        }
+        for (j, id) in req.required.iter().enumerate() {
+            let Some(r) = index.record(id) else { continue };
+            let mut missed: BTreeMap<u32, &str> = BTreeMap::new();
+            for (a, b) in cross_references(&r.text) {
+                for (&p, &at) in captured.range(a..=b) {
+                    if !held.contains(&p) {
+                        missed.insert(p, at);
+                    }
+                }
+            }
+            if missed.is_empty() {
+                continue;
+            }
+            let listed: Vec<String> = missed.iter().map(|(p, at)| format!("{p} ({at})")).collect();
+            out.push(
+                Severity::Warning,
+                kinds::UNCITED_CROSS_REFERENCE,
+                format!("requirements[{i}].required[{j}]"),
+                vec![req.id.clone(), id.clone()],
+                format!(
+                    "cites {id}, whose text refers to DMG {}; captured but neither required nor named by a declared gap's paragraphs",
+                    listed.join(", ")
+                ),
+            );
+        }
+    }
+}
+
+fn gaps_held_in_index(index: &ContextIndex, out: &mut Out) {
+    let doc = index.document();
+    let held: Vec<(usize, BTreeSet<u32>)> = doc
+        .records
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.text.is_empty())
+        .map(|(i, r)| (i, paragraphs_held(&r.text)))
+        .collect();
+    for (i, g) in doc.gaps.iter().flatten().enumerate() {
+        let wanted: BTreeSet<u32> = g
+            .paragraphs
+            .iter()
+            .flatten()
+            .filter_map(|p| five_digits(p))
+            .collect();
+        let holders: Vec<(u32, &str)> = wanted
+            .iter()
+            .filter_map(|p| {
+                held.iter()
+                    .find(|(_, h)| h.contains(p))
+                    .map(|(r, _)| (*p, doc.records[*r].id.as_str()))
+            })
+            .collect();
+        if holders.is_empty() {
+            continue;
+        }
+        let mut ids = vec![g.id.clone()];
+        ids.extend(holders.iter().map(|(_, r)| (*r).to_owned()));
+        ids.dedup();
+        let listed: Vec<String> = holders
+            .iter()
+            .map(|(p, r)| format!("DMG {p} is held by {r}"))
+            .collect();
+        out.push(
+            Severity::Warning,
+            kinds::GAP_HELD_IN_INDEX,
+            format!("gaps[{i}]"),
+            ids,
+            format!(
+                "the declared gap stands for paragraphs the index holds ({}); cite the record instead of the gap",
+                listed.join("; ")
+            ),
+        );
     }
 }

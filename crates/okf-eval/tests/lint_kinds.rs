@@ -420,3 +420,151 @@ fn findings_are_ordered_errors_first_and_report_counts_by_kind() {
         json!(report.count(Severity::Error))
     );
 }
+
+// Cross-references and declared gaps (issue 41): the paragraphs a requirement's cited text
+// refers to, and gaps that stand for paragraphs the index holds.
+
+use okf_eval::lint::{CapturedPage, cross_references, paragraphs_held};
+use okf_eval::lint_with_captures;
+
+/// The example index with the first requirement's first required record's text replaced,
+/// and that record's position in `records`.
+fn with_cited_text(text: &str) -> (Value, usize) {
+    let mut v = example_index_value();
+    let cited = v["requirements"][0]["required"][0].clone();
+    let i = v["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|r| r["id"] == cited)
+        .unwrap();
+    v["records"][i]["text"] = json!(text);
+    (v, i)
+}
+
+fn kind_rows(v: &Value, captures: &[CapturedPage], kind: &str) -> Vec<(String, String)> {
+    lint_with_captures(&index_of(v), captures)
+        .findings
+        .into_iter()
+        .filter(|f| f.kind == kind)
+        .map(|f| (f.path, f.message))
+        .collect()
+}
+
+fn page(label: &str, text: &str) -> CapturedPage {
+    CapturedPage {
+        label: label.into(),
+        text: text.into(),
+    }
+}
+
+#[test]
+fn uncited_cross_reference_names_the_captured_paragraph_the_requirement_does_not_require() {
+    let (v, _) = with_cited_text("12345 The lower rate is payable (see DMG 23292).\n");
+    let captures = [page(
+        "doc p78",
+        "        23292 The claimant is treated as receiving AA.\n",
+    )];
+    let found = kind_rows(&v, &captures, kinds::UNCITED_CROSS_REFERENCE);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].0, "requirements[0].required[0]");
+    assert!(
+        found[0].1.contains("refers to DMG 23292 (doc p78)"),
+        "{}",
+        found[0].1
+    );
+    // Without captures the check does not run; a reference to an uncaptured paragraph is not
+    // reported.
+    assert!(kind_rows(&v, &[], kinds::UNCITED_CROSS_REFERENCE).is_empty());
+    let elsewhere = [page("doc p79", "23293 Another rule.\n")];
+    assert!(kind_rows(&v, &elsewhere, kinds::UNCITED_CROSS_REFERENCE).is_empty());
+}
+
+#[test]
+fn a_required_gap_that_names_the_paragraph_accounts_for_the_cross_reference() {
+    let (mut v, _) = with_cited_text("12345 The lower rate is payable (see DMG 23292).\n");
+    let gap = ex("gap/dmg-23292");
+    v["gaps"] = json!([{"id": gap, "label": "DMG 23292", "reason": "not captured", "paragraphs": ["23292"]}]);
+    v["requirements"][0]["required"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!(gap));
+    let captures = [page(
+        "doc p78",
+        "23292 The claimant is treated as receiving AA.\n",
+    )];
+    assert!(kind_rows(&v, &captures, kinds::UNCITED_CROSS_REFERENCE).is_empty());
+}
+
+/// A contents line ("Severe disability premium 23287 - 23294") is navigation, not a
+/// reference: a page whose contents list names captured paragraphs is not reported for them;
+/// the same range written as a reference in running text is.
+#[test]
+fn a_contents_line_is_not_a_cross_reference_but_a_range_in_running_text_is() {
+    let captures = [
+        page("doc p76", "23287 SDP continues.\n23288 The lower rate.\n"),
+        page("doc p80", "23298 Outside the range.\n"),
+    ];
+    let (v, _) = with_cited_text(
+        "Severe disability premium 23287 - 23294\n\n23254 The following paragraphs.\n",
+    );
+    let found = kind_rows(&v, &captures, kinds::UNCITED_CROSS_REFERENCE);
+    assert!(found.is_empty(), "{found:#?}");
+    let (v, _) = with_cited_text("23254 For the lower rate see paragraphs 23287 to 23294.\n");
+    let found = kind_rows(&v, &captures, kinds::UNCITED_CROSS_REFERENCE);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0].1.contains("23287 (doc p76), 23288 (doc p76);"),
+        "{}",
+        found[0].1
+    );
+}
+
+#[test]
+fn gap_held_in_index_names_the_record_that_holds_the_gaps_paragraph() {
+    let (mut v, i) = with_cited_text("78651 A prisoner is a person who is detained in custody.\n");
+    let holder = v["records"][i]["id"].clone();
+    v["gaps"] = json!([
+        {"id": ex("gap/held"), "label": "DMG 78651", "reason": "not captured", "paragraphs": ["78651"]},
+        {"id": ex("gap/absent"), "label": "DMG 78720", "reason": "not captured", "paragraphs": ["78720"]},
+        {"id": ex("gap/memo"), "label": "A memo", "reason": "not captured"}
+    ]);
+    let found: Vec<_> = lint_with_captures(&index_of(&v), &[])
+        .findings
+        .into_iter()
+        .filter(|f| f.kind == kinds::GAP_HELD_IN_INDEX)
+        .collect();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].path, "gaps[0]");
+    assert_eq!(found[0].severity, Severity::Warning);
+    assert_eq!(
+        found[0].ids,
+        [json!(ex("gap/held")), holder].map(|x| x.as_str().unwrap().to_owned())
+    );
+    assert!(
+        found[0].message.contains("DMG 78651 is held by"),
+        "{}",
+        found[0].message
+    );
+}
+
+#[test]
+fn paragraphs_are_line_starts_and_references_follow_dmg() {
+    let text = "        24003 - 24006\n78030 et seq\n23290 The lower rate\n23294\nsee DMG 78805 - 78899 and DMG 20974-74, DMG 161103, DMG paragraph 77119\nIntroduction 23254 - 23257\n(see DMG 77118, 77119 or DMG 78795 and 78840 et seq; paragraphs 78842 to\n78843)\n";
+    assert_eq!(
+        paragraphs_held(text).into_iter().collect::<Vec<_>>(),
+        [23290, 23294]
+    );
+    assert_eq!(
+        cross_references(text).into_iter().collect::<Vec<_>>(),
+        [
+            (20974, 20974),
+            (77118, 77118),
+            (77119, 77119),
+            (78795, 78795),
+            (78805, 78899),
+            (78840, 78840),
+            (78842, 78843)
+        ]
+    );
+}

@@ -42,7 +42,7 @@ fn list(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
     Ok(out)
 }
 
-fn captures(dir: &Path, out: &mut Vec<CaptureFile>) -> Result<(), CliError> {
+pub(crate) fn captures(dir: &Path, out: &mut Vec<CaptureFile>) -> Result<(), CliError> {
     for path in list(dir)? {
         if path.is_dir() {
             captures(&path, out)?;
@@ -118,5 +118,12 @@ pub(crate) fn run(args: &BuildArgs) -> Result<(), CliError> {
         built.index.assertions.len(),
         built.index.requirements.len()
     );
+    for g in &built.resolved_gaps {
+        println!(
+            "  gap {} is held by the base: resolved to {}",
+            g.gap,
+            g.records.join(", ")
+        );
+    }
     Ok(())
 }

@@ -4,7 +4,7 @@
 use crate::{CliError, print, read};
 use clap::Args;
 use okf_engine::ContextIndex;
-use okf_eval::{lint, report};
+use okf_eval::{CapturedPage, lint_with_captures, report};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -12,6 +12,10 @@ pub(crate) struct LintArgs {
     /// Index file (okf-context-index.v1).
     #[arg(long)]
     index: PathBuf,
+    /// Captured page files (`*.json`, searched recursively): also check that each
+    /// requirement requires the captured paragraphs its cited text refers to.
+    #[arg(long)]
+    sources: Option<PathBuf>,
     /// Print the JSON report instead of the table.
     #[arg(long)]
     json: bool,
@@ -19,7 +23,11 @@ pub(crate) struct LintArgs {
 
 pub(crate) fn run(args: &LintArgs) -> Result<(), CliError> {
     let index = ContextIndex::from_json_slice(&read(&args.index)?)?;
-    let report = lint(&index);
+    let captures = match &args.sources {
+        Some(dir) => captured_pages(dir)?,
+        None => Vec::new(),
+    };
+    let report = lint_with_captures(&index, &captures);
     if args.json {
         print(&report::lint_json(&report).to_string())?;
     } else {
@@ -32,4 +40,15 @@ pub(crate) fn run(args: &LintArgs) -> Result<(), CliError> {
         )));
     }
     Ok(())
+}
+
+/// Every page of every capture file under `dir`, read and checked as `okf build` reads them.
+fn captured_pages(dir: &std::path::Path) -> Result<Vec<CapturedPage>, CliError> {
+    let mut files = Vec::new();
+    crate::build_cmd::captures(dir, &mut files)?;
+    let pages = okf_authoring::captured_pages(&files)?;
+    Ok(pages
+        .into_iter()
+        .map(|(label, text)| CapturedPage { label, text })
+        .collect())
 }

@@ -202,10 +202,19 @@ fn okf_dwp_serves_a_composed_version_that_answers_both_topics() {
         composed.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Issue 41: the corrected profile (75 records, 121 assertions, 26 requirements) on the
+    // base's 52, 127 and 6; the three transfer gaps the base holds are resolved to its pages
+    // (78651 to three of them, so two more assertions).
     assert!(
-        stdout(&o).contains("110 records, 188 assertions, 23 requirements in 2 parts"),
+        stdout(&o).contains("127 records, 250 assertions, 32 requirements in 2 parts"),
         "{}",
         stdout(&o)
+    );
+    assert_eq!(
+        stdout(&o)
+            .matches("is held by the base: resolved to")
+            .count(),
+        3
     );
     let sha = |p: &str| okf_engine::canonical::sha256_hex(&std::fs::read(p).unwrap());
     let composed = composed.to_string_lossy().into_owned();
