@@ -219,8 +219,8 @@ fn review_words(review: Option<&str>) -> String {
         Some(r) if r.starts_with("unreviewed") => {
             "unreviewed: not checked by a specialist".to_owned()
         }
-        Some(r) => format!("review status {}", inline(r)),
-        None => "review status not declared".to_owned(),
+        Some(r) => format!("marked with review status {}", inline(r)),
+        None => "without a declared review status".to_owned(),
     }
 }
 
