@@ -1,6 +1,8 @@
 //! `okf ask`: assemble a package and print it. A pipe or file receives the canonical compact
 //! JSON (the bytes `context_id` and `used_bytes` are computed over); a person at a terminal gets
-//! a short summary instead unless `--json` or `--pretty` asks for the package itself.
+//! a short summary instead unless `--json` or `--pretty` asks for the package itself. With
+//! `--brief` it prints the package's evidence brief (`okf_brief::render`), the text a language
+//! model reads, byte for byte as the library renders it.
 
 use crate::{CliError, Source, print};
 use clap::Args;
@@ -19,6 +21,18 @@ pub(crate) struct AskArgs {
     /// Pretty-print the package instead of canonical compact JSON (the identity is unchanged).
     #[arg(long)]
     pretty: bool,
+    /// Print the evidence brief (Markdown for a language model: status, branches, gaps, whole
+    /// records within a character budget, how to answer) instead of the package.
+    #[arg(long, conflicts_with_all = ["json", "pretty"])]
+    brief: bool,
+    /// The brief's budget in characters (Unicode scalar values), 2000-1000000; default 90000.
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "brief",
+        value_parser = clap::value_parser!(u64).range(okf_brief::MIN_MAX_CHARS as u64..=okf_brief::MAX_MAX_CHARS as u64)
+    )]
+    brief_chars: Option<u64>,
     /// The date the question is about (YYYY-MM-DD); guidance regimes not in force on it are
     /// not candidates (only indexes that declare regimes are affected).
     #[arg(long)]
@@ -67,6 +81,16 @@ pub(crate) fn run(args: &AskArgs) -> Result<(), CliError> {
         write_receipt(path, started, args, &assembled)?;
     }
     let json = assembled.json;
+    if args.brief {
+        let max_chars = args
+            .brief_chars
+            .map_or(okf_brief::DEFAULT_MAX_CHARS, |n| n as usize);
+        let options = okf_brief::BriefOptions::with_max_chars(max_chars)
+            .map_err(|e| CliError::Input(format!("--brief-chars: {e}")))?;
+        let brief = okf_brief::render(&json, &options)
+            .map_err(|e| CliError::Input(format!("--brief: {e}")))?;
+        return crate::print_exact(&brief.text);
+    }
     let parsed = || -> Result<Value, CliError> {
         serde_json::from_str(&json).map_err(|e| {
             CliError::Engine(Error::Json {

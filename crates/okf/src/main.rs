@@ -226,6 +226,15 @@ fn print(text: &str) -> Result<(), CliError> {
     }
 }
 
+/// Writes `text` to standard output exactly (no newline added), as [`print`] does otherwise.
+fn print_exact(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}
+
 fn pretty(value: &Value) -> String {
     // Values built from parsed JSON always serialise.
     serde_json::to_string_pretty(value).unwrap_or_default()

@@ -6,6 +6,7 @@ mod common;
 mod answer_set;
 mod authoring_cli;
 mod boundary_edges;
+mod brief_cli;
 mod cli;
 mod compression;
 mod corpus_cli;
