@@ -55,7 +55,17 @@ pub struct McpTool {
     pub output_schema: Option<fn() -> Value>,
     /// Whether a server serving this lists the tool (a tool over workbenches needs one).
     pub listed: fn(&Served) -> bool,
+    /// Whether a result can pass the 50,000 characters a host keeps inline by default (Claude
+    /// Code), so the tool declares `anthropic/maxResultSizeChars` of [`MAX_TOOL_RESULT_BYTES`].
+    pub large_results: bool,
 }
+
+/// Largest `tools/call` result a server writes, JSON-RPC envelope included: desktop hosts
+/// refuse larger ones.
+pub const MAX_TOOL_RESULT_BYTES: usize = 1_000_000;
+
+/// The `_meta` key with which a tool declares the largest result a host should accept.
+pub const MAX_RESULT_SIZE_META_KEY: &str = "anthropic/maxResultSizeChars";
 
 impl McpTool {
     /// The tools a server serving `served` lists, in table order.
@@ -124,6 +134,7 @@ pub const MCP_TOOLS: &[McpTool] = &[
         input_schema: ask_input_schema,
         output_schema: Some(crate::schemas::package),
         listed: always,
+        large_results: true,
     },
     McpTool {
         name: "okf_get_context",
@@ -139,6 +150,7 @@ pub const MCP_TOOLS: &[McpTool] = &[
         },
         output_schema: Some(crate::schemas::package),
         listed: always,
+        large_results: true,
     },
     McpTool {
         name: "okf_explain_context",
@@ -157,6 +169,7 @@ pub const MCP_TOOLS: &[McpTool] = &[
         },
         output_schema: None,
         listed: always,
+        large_results: true,
     },
     McpTool {
         name: "ask_okf_manifest",
@@ -165,6 +178,7 @@ pub const MCP_TOOLS: &[McpTool] = &[
         input_schema: manifest_input_schema,
         output_schema: Some(crate::schemas::catalogue),
         listed: always,
+        large_results: true,
     },
     McpTool {
         name: "read_okf_evidence",
@@ -173,6 +187,7 @@ pub const MCP_TOOLS: &[McpTool] = &[
         input_schema: read_input_schema,
         output_schema: Some(crate::schemas::read),
         listed: always,
+        large_results: true,
     },
     McpTool {
         name: "search",
@@ -181,6 +196,7 @@ pub const MCP_TOOLS: &[McpTool] = &[
         input_schema: search_input_schema,
         output_schema: Some(search_output_schema),
         listed: always,
+        large_results: false,
     },
     McpTool {
         name: "fetch",
@@ -196,6 +212,7 @@ pub const MCP_TOOLS: &[McpTool] = &[
         },
         output_schema: Some(fetch_output_schema),
         listed: always,
+        large_results: false,
     },
     McpTool {
         name: "okf_check_answer",
@@ -211,6 +228,7 @@ pub const MCP_TOOLS: &[McpTool] = &[
         },
         output_schema: Some(crate::schemas::answer_check),
         listed: always,
+        large_results: false,
     },
     McpTool {
         name: "okf_workbench_case",
@@ -219,6 +237,7 @@ pub const MCP_TOOLS: &[McpTool] = &[
         input_schema: workbench_input_schema,
         output_schema: Some(crate::schemas::workbench_case),
         listed: |served| !served.workbenches.is_empty(),
+        large_results: true,
     },
 ];
 

@@ -139,7 +139,7 @@ pub(crate) fn something_acceptable(headers: &HeaderMap) -> bool {
 }
 
 /// A quality value in thousandths (`1`, `0.5`, `0.001`), or `None` when malformed.
-fn parse_q(text: &str) -> Option<u16> {
+pub(crate) fn parse_q(text: &str) -> Option<u16> {
     let text = text.trim();
     let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
     if fraction.len() > 3 || !fraction.bytes().all(|b| b.is_ascii_digit()) {

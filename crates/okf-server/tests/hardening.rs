@@ -467,6 +467,51 @@ fn schema_violating_ask_bodies_are_400_naming_the_field() {
 }
 
 #[test]
+fn an_unknown_field_is_refused_whatever_its_value_with_the_same_code_and_field_on_http_and_mcp() {
+    let server = start(|_| {});
+    for (body, field) in [
+        (
+            json!({"bundle": "example", "question": QUESTION, "bogus": null}),
+            "bogus",
+        ),
+        (
+            json!({"bundle": "example", "question": QUESTION, "bogus": 1}),
+            "bogus",
+        ),
+        (
+            json!({"bundle": "example", "question": QUESTION, "budget": {"bogus": null}}),
+            "budget.bogus",
+        ),
+    ] {
+        let http = server.ask(&body);
+        assert_eq!(http.status, 400, "{body}");
+        let error = http.error();
+        let code = error["code"].as_str().unwrap();
+        assert!(
+            ["invalid_request", "invalid_budget"].contains(&code),
+            "{body}: {error}"
+        );
+        let result = server.mcp_call(body.clone());
+        assert_eq!(result["isError"], true, "{body}: {result}");
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.starts_with(&format!(
+                "{code} (field {})",
+                error["field"].as_str().unwrap()
+            )),
+            "{body}: the same code and field as HTTP ({error}): {text}"
+        );
+        assert!(
+            error["field"]
+                .as_str()
+                .unwrap()
+                .ends_with(field.rsplit('.').next().unwrap()),
+            "{body}: {error}"
+        );
+    }
+}
+
+#[test]
 fn optional_fields_given_as_null_are_absent_on_http_and_mcp() {
     let server = start(|_| {});
     let plain = json!({"bundle": "example", "question": "How do I borrow books?"});
@@ -482,11 +527,7 @@ fn optional_fields_given_as_null_are_absent_on_http_and_mcp() {
         assert_eq!(r.body, expected.body, "{body}");
         let result = server.mcp_call(body.clone());
         assert_eq!(result["isError"], false, "{result}");
-        assert_eq!(
-            result["content"][0]["text"].as_str().unwrap().as_bytes(),
-            &expected.body[..],
-            "{body}"
-        );
+        assert_eq!(result["structuredContent"], expected.json(), "{body}");
     }
     // The delivery tools replay the same package from the strict spelling of their fields.
     let context_id = expected.json()["context_id"].clone();

@@ -10,6 +10,7 @@
 
 pub mod apps;
 mod jsonrpc;
+mod prompts;
 pub(crate) mod splice;
 mod tools;
 
@@ -23,9 +24,9 @@ use okf_api::receipt::RECEIPT_META_KEY;
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    ErrorData, Implementation, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, Tool,
+    ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
@@ -207,9 +208,14 @@ impl ServerHandler for OkfMcp {
     }
 
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("ask-okf", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(Implementation::new("ask-okf", env!("CARGO_PKG_VERSION")))
+        .with_instructions(INSTRUCTIONS)
     }
 
     async fn discover(
@@ -239,6 +245,30 @@ impl ServerHandler for OkfMcp {
                 tools.to_vec()
             },
         ))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(prompts::list())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let caller = caller_of(&context);
+        let service = Arc::clone(&self.service);
+        // Assembly is CPU-bound and bounded by the budget; keep it off the async workers.
+        tokio::task::spawn_blocking(move || {
+            prompts::get(&service, &request.name, request.arguments, &caller)
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("prompt task failed: {e}"), None))?
+        .map(Into::into)
     }
 
     async fn list_resources(

@@ -7,9 +7,11 @@
 //! result through rmcp, which still does the whole protocol (headers, versions, ids, errors).
 //! The HTTP layer then rewrites that small JSON-RPC response: every member is kept as rmcp
 //! wrote it except `result.structuredContent`, which becomes the package bytes verbatim, and
-//! `result.content`, which becomes one text block carrying the same bytes. The parsed result
-//! is the one rmcp would have written from the parsed package (tested below). The escaped
-//! text of the last few packages is kept by `context_id` ([`EscapedTexts`]).
+//! `result.content`, which becomes one text block carrying the package's evidence brief
+//! ([`okf_brief`]): what a model reads, bounded to a host's tool-result limit, while the
+//! exact package stays in `structuredContent` for the host and the view. The parsed result
+//! is the one rmcp would have written (tested below). The escaped brief of the last few
+//! packages is kept by `context_id` ([`EscapedTexts`]).
 
 use bytes::Bytes;
 use okf_engine::Assembled;
@@ -28,10 +30,13 @@ pub(crate) type Left = (Arc<Assembled>, Result<Bytes, SpliceError>);
 /// that the package could not be written).
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum SpliceError {
-    /// The package text, or the note standing for it, could not be escaped.
+    /// The package's evidence brief could not be rendered.
+    #[error("cannot render the evidence brief ({0})")]
+    Brief(okf_brief::BriefError),
+    /// The brief, or the note standing for it, could not be escaped.
     #[error("cannot escape the {what} ({source})")]
     Escape {
-        /// `package` or `note`.
+        /// `brief` or `note`.
         what: &'static str,
         /// The serialiser's error.
         source: serde_json::Error,
@@ -108,7 +113,7 @@ impl PackageSlot {
 /// Largest `tools/call` result written: desktop hosts refuse results over 1 MB, so a package
 /// at the largest budget (524,288 bytes) cannot travel twice, as structured content and again
 /// as a text block.
-pub(crate) const MAX_TOOL_RESULT_BYTES: usize = 1_000_000;
+pub(crate) use okf_api::tools::MAX_TOOL_RESULT_BYTES;
 /// Room kept for the JSON-RPC envelope around a measured result (its `id` is at most 128
 /// characters, 768 bytes escaped) and, for a spliced package, the result's other members
 /// (the receipt in `_meta`, under 1 KB).
@@ -219,15 +224,17 @@ pub(crate) fn bounded(mut result: CallToolResult) -> CallToolResult {
     ))])
 }
 
-/// The text block of a whole package as a JSON string literal: the package's own text, or,
-/// when both copies would not fit in a result, the note saying where it is.
+/// The text block of a whole package as a JSON string literal: its evidence brief, or, when
+/// the package and its brief would not fit in one result together, the note saying where the
+/// package is.
 fn escaped_text_block(package: &Assembled) -> Result<Vec<u8>, SpliceError> {
-    let mut out = Vec::with_capacity(package.json.len() + package.json.len() / 8 + 2);
-    serde_json::to_writer(&mut out, package.json.as_str()).map_err(|source| {
-        SpliceError::Escape {
-            what: "package",
-            source,
-        }
+    let brief = okf_brief::render(&package.json, &okf_brief::BriefOptions::default())
+        .map(|brief| brief.text)
+        .map_err(SpliceError::Brief)?;
+    let mut out = Vec::with_capacity(brief.len() + brief.len() / 8 + 2);
+    serde_json::to_writer(&mut out, &brief).map_err(|source| SpliceError::Escape {
+        what: "brief",
+        source,
     })?;
     if !fits(package.json.len(), out.len()) {
         out.clear();
@@ -366,36 +373,36 @@ mod tests {
         }
     }
 
+    /// The example bundle's package for `question`.
+    fn example_package(question: &str) -> Assembled {
+        let index = okf_engine::ContextIndex::from_json_str(include_str!(
+            "../../../okf/example/index.json"
+        ))
+        .unwrap();
+        okf_engine::assemble(&index, question, &okf_engine::Budget::default(), None).unwrap()
+    }
+
     #[test]
-    fn escaped_texts_are_the_json_string_literal_and_are_kept_by_context_id() {
-        let package = |id: u8, json: &str| Assembled {
-            json: json.to_owned(),
-            context_id: format!("urn:sha256:{}", format!("{id:02x}").repeat(32)),
-            used_bytes: json.len() as u64,
-            evidence_status: okf_engine::EvidenceStatus::Insufficient,
-        };
+    fn the_text_block_is_the_packages_evidence_brief_kept_by_context_id() {
         let texts = EscapedTexts::default();
-        let first = texts.get(&package(0, PACKAGE)).unwrap();
-        assert_eq!(first, serde_json::to_vec(PACKAGE).unwrap());
-        let mut last = Bytes::new();
-        for id in 1..=KEPT_TEXTS as u8 {
-            last = texts.get(&package(id, "{}")).unwrap();
-        }
-        assert_eq!(texts.0.lock().unwrap().len(), KEPT_TEXTS, "bounded");
-        let again = texts.get(&package(KEPT_TEXTS as u8, "{}")).unwrap();
-        assert_eq!(again, &b"\"{}\""[..]);
+        let package = example_package("How do I borrow books?");
+        let first = texts.get(&package).unwrap();
+        let brief = okf_brief::render(&package.json, &okf_brief::BriefOptions::default()).unwrap();
+        assert_eq!(first, serde_json::to_vec(&brief.text).unwrap());
+        let again = texts.get(&package).unwrap();
         assert_eq!(
             again.as_ptr(),
-            last.as_ptr(),
-            "a kept text is not escaped again"
-        );
-        let evicted = texts.get(&package(0, PACKAGE)).unwrap();
-        assert_eq!(evicted, first);
-        assert_ne!(
-            evicted.as_ptr(),
             first.as_ptr(),
-            "an evicted text is escaped again"
+            "a kept text is not rendered again"
         );
+        for question in [
+            "Explain overdue fines for DVDs",
+            "Explain room booking",
+            "What are the opening hours?",
+        ] {
+            texts.get(&example_package(question)).unwrap();
+        }
+        assert_eq!(texts.0.lock().unwrap().len(), 4);
     }
 
     /// A result whose structured content is `plain` letters and `quoted` quotation marks

@@ -201,7 +201,7 @@ fn read_only() -> ToolAnnotations {
 /// Every tool is read-only and returns source text that is untrusted data. It works without
 /// sign-in (`noauth`) on the public bundles; when the registry has restricted bundles it also
 /// declares `oauth2` with the scopes their policies need ("mixed" authentication).
-fn tool_meta(registry: &Registry) -> rmcp::model::MetaObject {
+fn tool_meta(registry: &Registry, large_results: bool) -> rmcp::model::MetaObject {
     let schemes = match &registry.auth {
         None => json!([{"type": "noauth"}]),
         Some(verifier) => json!([
@@ -209,12 +209,18 @@ fn tool_meta(registry: &Registry) -> rmcp::model::MetaObject {
             {"type": "oauth2", "scopes": verifier.config().scopes}
         ]),
     };
-    let Value::Object(map) = json!({
+    let Value::Object(mut map) = json!({
         "securitySchemes": schemes,
         "okf/untrustedContent": true
     }) else {
         return rmcp::model::MetaObject::default();
     };
+    if large_results {
+        map.insert(
+            okf_api::tools::MAX_RESULT_SIZE_META_KEY.to_owned(),
+            json!(okf_api::tools::MAX_TOOL_RESULT_BYTES),
+        );
+    }
     rmcp::model::MetaObject(map)
 }
 
@@ -287,7 +293,9 @@ fn run_check(service: &Service, arguments: Value, _origin: &str, caller: &Caller
             return Outcome::of(refused_arguments(
                 &RequestError::Invalid {
                     field: "answer".to_owned(),
-                    message: "the arguments are {\"answer\": <okf-grounded-answer.v1>} and nothing else".to_owned(),
+                    message:
+                        "the arguments are {\"answer\": <okf-grounded-answer.v1>} and nothing else"
+                            .to_owned(),
                 },
                 " Nothing was checked.",
             ));
@@ -324,8 +332,25 @@ fn run_workbench_case(
                     origin,
                 ) {
                     Ok(value) => {
-                        let text = value.to_string();
-                        with_text(value, text)
+                        // A case with its package reads, for a model, as that package's
+                        // evidence brief; the list of cases as its JSON.
+                        let brief = value
+                            .get("package")
+                            .filter(|p| !p.is_null())
+                            .map(|package| {
+                                okf_brief::render(
+                                    &package.to_string(),
+                                    &okf_brief::BriefOptions::default(),
+                                )
+                            });
+                        match brief {
+                            Some(Ok(brief)) => with_text(value, brief.text),
+                            Some(Err(e)) => tool_error(format!("internal: {e}")),
+                            None => {
+                                let text = value.to_string();
+                                with_text(value, text)
+                            }
+                        }
                     }
                     Err(e) => tool_error(format!(
                         "{} (field {}): {e}. Nothing from the case was returned.",
@@ -375,7 +400,7 @@ pub(super) fn build_tools(registry: &Registry, conformance_fixture: bool) -> Arc
             )
             .with_title(spec.title)
             .with_annotations(read_only())
-            .with_meta(tool_meta(registry));
+            .with_meta(tool_meta(registry, spec.large_results));
             match spec.output_schema {
                 Some(output) => tool.with_raw_output_schema(object(output())),
                 None => tool,

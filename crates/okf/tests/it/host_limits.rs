@@ -33,11 +33,13 @@ fn no_tool_result_passes_a_million_bytes_at_the_largest_budget() {
     assert!(size <= LIMIT, "ask_okf result is {size} bytes");
     let result = &reply["result"];
     assert_eq!(result["structuredContent"], package, "the exact package");
+    // What a model reads: the package's evidence brief, bounded by its own budget, naming
+    // the package and how to read what it leaves out.
     let text = result["content"][0]["text"].as_str().unwrap();
-    let shown: String = text.chars().take(300).collect();
-    assert!(text.len() < 2_000, "a note, not the package again: {shown}");
-    assert!(text.contains(&context_id), "{shown}");
-    assert!(text.contains("read_okf_evidence"), "{shown}");
+    assert_eq!(text, crate::common::brief_of(&http.text()));
+    assert!(text.chars().count() <= okf_brief::DEFAULT_MAX_CHARS);
+    assert!(text.contains(&context_id));
+    assert!(text.contains("read_okf_evidence"));
 
     let (size, reply) = call(
         &server,
@@ -119,27 +121,26 @@ fn the_largest_workbench_case_stays_within_a_million_bytes_measured() {
         "the case carries the whole package"
     );
     let text = result["content"][0]["text"].as_str().unwrap();
-    assert!(
-        text.len() < 2_000 && text.contains("structuredContent"),
-        "the text says where the content is rather than repeating it"
+    assert_eq!(
+        text,
+        crate::common::brief_of(&package.to_string()),
+        "a model reads the case's evidence brief"
     );
     server.stop();
     let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
-fn a_package_that_fits_twice_is_also_its_own_text_block() {
+fn a_small_package_is_still_read_as_its_brief_and_kept_whole_as_structured_content() {
     let server = Server::start(&[]);
     let ask = json!({"bundle": "example", "question": "How do I borrow books?"});
     let http = server.ask(&ask);
     let (_, reply) = call(&server, "ask_okf", ask);
     assert_eq!(
-        reply["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .as_bytes(),
-        &http.body[..]
+        reply["result"]["content"][0]["text"].as_str().unwrap(),
+        crate::common::brief_of(&http.text())
     );
+    assert_eq!(reply["result"]["structuredContent"], http.json());
     server.stop();
 }
 

@@ -73,9 +73,30 @@ fn cli_http_and_mcp_return_identical_bytes_for_the_example_bundle() {
         assert_eq!(result["isError"], false);
         assert_eq!(
             result["content"][0]["text"].as_str().unwrap(),
-            cli,
-            "text block carries the exact bytes"
+            crate::common::brief_of(&cli),
+            "the text block is the package's evidence brief, as okf ask --brief prints it"
         );
+        let brief = crate::common::okf(&["ask", "--brief", &question]);
+        assert_eq!(
+            crate::common::stdout(&brief),
+            result["content"][0]["text"].as_str().unwrap()
+        );
+        let over_http = server.request(
+            "POST",
+            "/api/ask",
+            &[
+                ("Content-Type", "application/json"),
+                ("Accept", "text/markdown"),
+            ],
+            json!({"bundle": "example", "question": question})
+                .to_string()
+                .as_bytes(),
+        );
+        assert_eq!(
+            over_http.header("content-type"),
+            Some("text/markdown; charset=utf-8")
+        );
+        assert_eq!(over_http.text(), crate::common::brief_of(&cli));
         let structured = &result["structuredContent"];
         assert_eq!(
             okf_engine::canonical::to_canonical_string(structured).unwrap(),
@@ -146,19 +167,10 @@ fn dwp_registry_package_equals_cli_with_the_same_binding_over_http_and_both_mcp_
         okf_engine::canonical::to_canonical_string(&modern["result"]["structuredContent"]).unwrap(),
         cli
     );
-    // Too large to carry twice within the hosts' 1 MB result limit: the text block names the
-    // package and says where its exact bytes are (DEVIATIONS M8).
-    let note = modern["result"]["content"][0]["text"].as_str().unwrap();
+    // The package near 500 KB travels once, as structured content; a model reads its brief.
+    let text = modern["result"]["content"][0]["text"].as_str().unwrap();
     assert!(cli.len() > 400_000);
-    assert!(
-        note.contains(
-            modern["result"]["structuredContent"]["context_id"]
-                .as_str()
-                .unwrap()
-        ),
-        "{}",
-        &note[..note.len().min(300)]
-    );
+    assert_eq!(text, crate::common::brief_of(&cli));
 }
 
 #[test]
@@ -173,8 +185,9 @@ fn retained_contexts_are_served_by_id_and_evicted_ones_say_to_ask_again() {
     let mcp = mcp_call(&server, 2, "okf_get_context", json!({"context_id": id}));
     assert_eq!(
         mcp["result"]["content"][0]["text"].as_str().unwrap(),
-        first.text()
+        crate::common::brief_of(&first.text())
     );
+    assert_eq!(mcp["result"]["structuredContent"], first.json());
     let explained = mcp_call(
         &server,
         3,
@@ -227,8 +240,9 @@ fn a_repeated_ask_gets_the_same_bytes_without_assembling_again() {
     let mcp = mcp_call(&server, 2, "ask_okf", ask.clone());
     assert_eq!(
         mcp["result"]["content"][0]["text"].as_str().unwrap(),
-        first.text()
+        crate::common::brief_of(&first.text())
     );
+    assert_eq!(mcp["result"]["structuredContent"], first.json());
     assert_eq!(counter(&server, "okf_assemblies_total"), 1);
     assert_eq!(counter(&server, "okf_package_repeats_total"), 2);
     // Each request has its own receipt, naming the same package.

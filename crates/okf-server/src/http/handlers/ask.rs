@@ -1,6 +1,6 @@
 //! `POST /api/ask` and `GET /api/context/{context_id}`: a package assembled, or one retained.
 
-use super::reply::package_reply;
+use super::reply::{brief_reply, package_reply, wants_brief};
 use crate::auth::Caller;
 use crate::http::error::ApiError;
 use crate::http::load::read_body;
@@ -19,6 +19,7 @@ pub(crate) async fn ask(
     request: Request,
 ) -> Response {
     let coding = crate::compression::negotiate(request.headers());
+    let brief = wants_brief(request.headers());
     // load_guard has already read the body within the limit; this only collects it.
     let bytes = match read_body(request.into_body(), state.config.max_body_bytes).await {
         Ok(b) => b,
@@ -37,7 +38,11 @@ pub(crate) async fn ask(
             let status = answer.package_status();
             let context_id = answer.package.context_id.clone();
             let receipt = answer.receipt.to_json();
-            let mut response = package_reply(&state, coding, answer.package).await;
+            let mut response = if brief {
+                brief_reply(answer.package).await
+            } else {
+                package_reply(&state, coding, answer.package).await
+            };
             // The receipt is ASCII JSON of ids, digests, numbers and a timestamp.
             if let Ok(value) = HeaderValue::from_str(&receipt) {
                 response.headers_mut().insert(RECEIPT_HEADER, value);
@@ -75,6 +80,9 @@ pub(crate) async fn context(
         .service
         .context(&context_id, &caller)
         .map_err(|e| ApiError::from(&e))?;
+    if wants_brief(&headers) {
+        return Ok(brief_reply(package).await);
+    }
     let coding = crate::compression::negotiate(&headers);
     Ok(package_reply(&state, coding, package).await)
 }

@@ -77,6 +77,58 @@ pub(crate) async fn package_reply(
     }
 }
 
+/// Whether the request's `Accept` prefers the evidence brief (`text/markdown`, or `text/*`)
+/// to the package JSON: a strictly higher quality value; a tie or no `Accept` is JSON.
+pub(crate) fn wants_brief(headers: &axum::http::HeaderMap) -> bool {
+    let ranges: Vec<(String, u16)> = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|item| {
+            let mut parts = item.split(';');
+            let range = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let q = parts
+                .find_map(|p| p.trim().strip_prefix("q="))
+                .map_or(Some(1000), crate::compression::parse_q)
+                .unwrap_or(0);
+            (range, q)
+        })
+        .collect();
+    let quality = |names: &[&str]| {
+        names
+            .iter()
+            .find_map(|name| ranges.iter().find(|(r, _)| r == name).map(|(_, q)| *q))
+            .unwrap_or(0)
+    };
+    quality(&["text/markdown", "text/*", "*/*"])
+        > quality(&["application/json", "application/*", "*/*"])
+}
+
+/// A package's evidence brief (`okf-brief`, default budget) as `text/markdown`.
+pub(crate) async fn brief_reply(package: Arc<okf_engine::Assembled>) -> Response {
+    let rendered = tokio::task::spawn_blocking(move || {
+        okf_brief::render(&package.json, &okf_brief::BriefOptions::default())
+    })
+    .await;
+    match rendered {
+        Ok(Ok(brief)) => (
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(okf_brief::MEDIA_TYPE),
+            )],
+            brief.text,
+        )
+            .into_response(),
+        _ => crate::http::error::ApiError::new(
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the evidence brief could not be rendered",
+        )
+        .into_response(),
+    }
+}
+
 pub(crate) fn json_response(text: String) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], text).into_response()
 }

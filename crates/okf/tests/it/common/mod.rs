@@ -489,3 +489,11 @@ pub fn connect_from(addr: &str, source: [u8; 4]) -> std::io::Result<TcpStream> {
         Ok(stream)
     })
 }
+
+/// The evidence brief of a package (its JSON text) at the default budget: what every adapter
+/// hands a model as text.
+pub fn brief_of(package_json: &str) -> String {
+    okf_brief::render(package_json, &okf_brief::BriefOptions::default())
+        .unwrap()
+        .text
+}
