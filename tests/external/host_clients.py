@@ -133,17 +133,18 @@ def output_text(output):
 
 
 def holds_evidence(tool, text, package):
-    """A text-only view of a result: its JSON belongs to the package, or, for a package too
-    large to travel twice in one result, the note that names it (DEVIATIONS M8)."""
+    """What a host hands its model: for a package (ask_okf, okf_get_context, a workbench case),
+    its evidence brief from the text block, or the structured content's JSON where the host
+    reads that; any other result is its JSON, or, when too large to travel twice in one
+    result, the note that says where it is (DEVIATIONS M8)."""
+    if text.startswith("# Ask OKF evidence brief\n"):
+        if tool in ("ask_okf", "okf_get_context"):
+            return f"context_id: {package['context_id']}" in text
+        return tool == "okf_workbench_case"
     try:
         return is_expected(tool, json.loads(text), package)
     except ValueError:
         size = PACKAGE_BYTES[package["context_id"]]
-        note = f"The evidence package {package['context_id']} (evidence_status {package['evidence_status']}, {size} bytes) is in structuredContent"
-        if tool in ("ask_okf", "okf_get_context"):
-            return size > 400_000 and text.startswith(note)
-        # Any other result too large to carry its JSON twice (the explanation of a package
-        # near the largest budget) says where its content is, measured on the result itself.
         return size > 400_000 and text.startswith("This result (") and "is in structuredContent" in text
 
 

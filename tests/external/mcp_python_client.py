@@ -5,9 +5,11 @@ Usage: mcp_python_client.py MCP_URL API_URL
 
 For each protocol era the SDK offers ("legacy" initialize, "2026-07-28" stateless, "auto"), it
 lists the tools, calls ask_okf on the example bundle (then search and fetch), and checks that structuredContent equals
-the package POST /api/ask returns for the same input and that the text block carries the same
-JSON. Then it checks that invalid arguments give a tool error and no package. Exit 0 only if
-every check held; prints one line per check.
+the package POST /api/ask returns for the same input and that the text block is the package's
+evidence brief (what POST /api/ask answers with Accept: text/markdown). It lists the prompts and
+gets answer_from_package, whose message is the same brief. Then it checks that invalid
+arguments give a tool error and no package. Exit 0 only if every check held; prints one line
+per check.
 """
 import asyncio
 import json
@@ -19,14 +21,14 @@ from mcp import Client
 QUESTION = "How do I borrow books?"
 
 
-def api_ask(api_url):
+def api_ask(api_url, accept="application/json"):
     body = json.dumps({"bundle": "example", "question": QUESTION}).encode()
-    req = urllib.request.Request(api_url, data=body, headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(api_url, data=body, headers={"Content-Type": "application/json", "Accept": accept})
     with urllib.request.urlopen(req, timeout=30) as resp:
         return resp.read().decode()
 
 
-async def run(mode, mcp_url, expected_text, failures):
+async def run(mode, mcp_url, expected_text, expected_brief, failures):
     async with Client(mcp_url, mode=mode) as client:
         tools = await client.list_tools()
         names = [t.name for t in tools.tools]
@@ -43,7 +45,12 @@ async def run(mode, mcp_url, expected_text, failures):
         check(failures, f"{mode}: ask_okf succeeded", is_error is False, is_error)
         check(failures, f"{mode}: structuredContent equals /api/ask", structured == json.loads(expected_text), "differs")
         text = result.content[0].text
-        check(failures, f"{mode}: text block is the package bytes", text == expected_text, "differs")
+        check(failures, f"{mode}: text block is the package's evidence brief", text == expected_brief, text[:200])
+        prompts = await client.list_prompts()
+        check(failures, f"{mode}: prompts listed", [p.name for p in prompts.prompts] == ["answer_from_package"], prompts)
+        prompt = await client.get_prompt("answer_from_package", {"bundle": "example", "question": QUESTION})
+        message = prompt.messages[0]
+        check(failures, f"{mode}: the prompt's message is the brief", message.role == "user" and message.content.text == expected_brief, message.content.text[:200])
         package = json.loads(expected_text)
         found = await client.call_tool("search", {"query": QUESTION})
         results = json.loads(found.content[0].text)["results"]
@@ -66,10 +73,11 @@ def check(failures, name, ok, detail):
 async def main():
     mcp_url, api_url = sys.argv[1], sys.argv[2]
     expected = api_ask(api_url)
+    brief = api_ask(api_url, accept="text/markdown")
     failures = []
     for mode in ("legacy", "2026-07-28", "auto"):
         try:
-            await run(mode, mcp_url, expected, failures)
+            await run(mode, mcp_url, expected, brief, failures)
         except Exception as exc:  # a failure of the whole mode is a failed check, not a crash
             check(failures, f"{mode}: session completed", False, repr(exc))
     print(f"checks failed: {len(failures)}")

@@ -252,11 +252,24 @@ for (const served of BUNDLES) {
             assert.notEqual(result.isError, true, `${toolName}: ${text(result)}`);
             assert.equal(typeof result.structuredContent, 'object', `${toolName}: structuredContent`);
             const block = text(result);
-            if (block.startsWith('{')) {
+            // What a model reading only `content` gets stays within what hosts keep inline:
+            // 25,000 tokens at 4 characters each; 50,000 characters for a tool that does not
+            // declare a larger result (anthropic/maxResultSizeChars).
+            const declared = tool._meta?.['anthropic/maxResultSizeChars'];
+            assert.ok([...block].length <= (declared ? 100_000 : 50_000), `${toolName}: ${[...block].length} characters of text`);
+            const pkg = result.structuredContent.schema === 'okf-governed-context.v1'
+              ? result.structuredContent
+              : result.structuredContent.package ?? null;
+            if (pkg) {
+              // A package is read as its evidence brief, never a note, however large it is.
+              assert.ok(block.startsWith('# Ask OKF evidence brief\n'), `${toolName}: ${block.slice(0, 200)}`);
+              assert.ok(block.includes(`context_id: ${pkg.context_id}`), `${toolName}: names its package`);
+              assert.match(block, /\nbrief_sha256: [0-9a-f]{64}\n$/, `${toolName}: ends with its own digest`);
+            } else if (block.startsWith('{')) {
               assert.deepEqual(JSON.parse(block), result.structuredContent, `${toolName}: text block is the same JSON`);
             } else {
               // Too large to carry twice within the hosts' 1 MB result limit: the text block says
-              // where the exact package is (DEVIATIONS M8).
+              // where the exact content is (DEVIATIONS M8).
               assert.match(block, /is in structuredContent exactly as assembled/, `${toolName}: ${block.slice(0, 200)}`);
               assert.ok(JSON.stringify(result.structuredContent).length > 400_000, `${toolName}: only large results lose the text copy`);
             }
@@ -266,6 +279,16 @@ for (const served of BUNDLES) {
             TOOL_CHECKS[toolName]?.(ctx, result);
           }
           assert.ok(validator.counts.schemas > 0 && validator.counts.validated > 0, JSON.stringify(validator.counts));
+
+          // The prompt: its one message is the package's evidence brief, the same text the
+          // ask_okf text block carries for the same question.
+          const { prompts } = await client.listPrompts();
+          assert.deepEqual(prompts.map((p) => p.name), ['answer_from_package']);
+          const prompt = await client.getPrompt({ name: 'answer_from_package', arguments: { bundle: served.bundle, question: served.question } });
+          assert.equal(prompt.messages.length, 1);
+          assert.equal(prompt.messages[0].role, 'user');
+          const asked = await client.callTool({ name: 'ask_okf', arguments: { bundle: served.bundle, question: served.question } });
+          assert.equal(prompt.messages[0].content.text, text(asked), 'the prompt embeds the brief');
 
           // An unknown tool is a protocol error (JSON-RPC -32602) from the server, not a result.
           await assert.rejects(

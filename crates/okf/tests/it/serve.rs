@@ -736,7 +736,7 @@ fn external_python_mcp_client_lists_tools_and_calls_ask_okf_in_every_protocol_er
             format!("http://{}/api/ask", server.addr),
         ],
     );
-    assert_eq!(report.matches("ok   ").count(), 24, "{report}");
+    assert_eq!(report.matches("ok   ").count(), 30, "{report}");
 }
 
 #[test]
