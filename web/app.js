@@ -9,6 +9,7 @@ import { renderPackage } from './render.js';
 import { ArgumentError, BUDGET_DEFAULTS, BUDGET_LIMITS, MAX_QUESTION, checkBuildArgs, checkExplainArgs, checkManifestArgs, checkReadArgs } from './validate.js';
 import { registerPageTools } from './webmcp.js';
 import { assembleLocally, localAvailable } from './local.js';
+import { callModule, instantiateModule } from './wasm.js';
 
 const $ = (id) => document.getElementById(id);
 const form = $('ask-form');
@@ -286,13 +287,45 @@ function actionsFor(body, bytes, pkg, where) {
   downloadUrl = URL.createObjectURL(new Blob([bytes], { type: 'application/json' }));
   const hex = String(pkg.context_id ?? '').replace(/^urn:sha256:/, '').slice(0, 12);
   const hash = permalinkHash(body, where);
+  const copied = el('span', { id: 'brief-copied', class: 'note', role: 'status' });
+  const copyBrief = el('button', { id: 'copy-brief', type: 'button', class: 'button secondary', text: 'Copy for an AI' });
+  copyBrief.addEventListener('click', () => copyEvidenceBrief(bytes, copied));
   return el(
     'p',
     { class: 'actions-row' },
     el('a', { id: 'download', class: 'button', href: downloadUrl, download: `okf-package-${hex || 'context'}.json`, text: 'Download package JSON' }),
     ' ',
     el('a', { id: 'permalink', class: 'button secondary', href: `${location.origin}/${hash}`, text: 'Permalink (asks again when opened)' }),
+    ' ',
+    copyBrief,
+    ' ',
+    copied,
   );
+}
+
+let briefModule = null;
+
+/**
+ * Copies the package's evidence brief: what an AI should read to answer from it (status,
+ * branches, what is missing, the records, how to answer). Rendered by the WebAssembly module,
+ * so it is the same text as `okf ask --brief`, the MCP text block and the MCP prompt.
+ */
+async function copyEvidenceBrief(bytes, note) {
+  briefModule ??= instantiateModule();
+  const exports = await briefModule;
+  if (!exports) {
+    note.textContent = 'The evidence brief is not available here.';
+    return;
+  }
+  const input = typeof bytes === 'string' ? new TextEncoder().encode(bytes) : new Uint8Array(bytes);
+  const { status, bytes: out } = callModule(exports, 'okf_brief', input, 0);
+  const text = new TextDecoder().decode(out);
+  if (status !== 0) {
+    note.textContent = 'The evidence brief could not be made for this package.';
+    return;
+  }
+  copyText(text, note);
+  note.dataset.briefChars = String([...text].length);
 }
 
 function focusStatus() {

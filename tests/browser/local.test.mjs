@@ -1,9 +1,11 @@
 // 6. Local assembly: the page runs the engine compiled to WebAssembly over the
 //    server's verified index bytes. For the DWP imprisonment and hospital questions and the
 //    example bundle's questions, the package assembled in the browser is byte-identical to
-//    POST /api/ask, to `okf ask` and to MCP ask_okf (text block and structuredContent); the
-//    page says where it was assembled, sends no POST /api/ask, and the strict CSP (only
-//    'wasm-unsafe-eval' added) reports no violation.
+//    POST /api/ask, to `okf ask` and to MCP ask_okf's structuredContent, and its evidence
+//    brief (the page's "Copy for an AI") is byte-identical to the MCP text block, `okf ask
+//    --brief` and POST /api/ask with Accept: text/markdown; the page says where it was
+//    assembled, sends no POST /api/ask, and the strict CSP (only 'wasm-unsafe-eval' added)
+//    reports no violation.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -69,6 +71,33 @@ async function mcpAsk(server, args) {
   return { text: result.content[0].text, structured: JSON.stringify(result.structuredContent) };
 }
 
+/** POST /api/ask with Accept: text/markdown: the package's evidence brief. */
+async function apiBrief(server, body) {
+  const response = await fetch(`${server.base}/api/ask`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'text/markdown' },
+    body: JSON.stringify(body),
+  });
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get('content-type'), 'text/markdown; charset=utf-8');
+  return response.text();
+}
+
+/** What the page's "Copy for an AI" button puts on the clipboard (captured, not read back). */
+async function copiedBrief(page) {
+  await page.evaluate(() => {
+    window.copiedText = undefined;
+    Object.defineProperty(navigator, 'clipboard', {
+      configurable: true,
+      value: { writeText: (text) => { window.copiedText = text; return Promise.resolve(); } },
+    });
+  });
+  await page.click('#copy-brief');
+  await page.waitForFunction(() => window.copiedText !== undefined);
+  assert.equal(await page.textContent('#brief-copied'), 'Copied.');
+  return page.evaluate(() => window.copiedText);
+}
+
 /** Asks through the form with "In this browser" chosen; returns the downloaded bytes. */
 async function localPackage(page, server, bundle, question) {
   const posts = [];
@@ -94,16 +123,14 @@ async function assertSameEverywhere(page, server, bundle, question, cliArgs) {
   assert.equal(await page.textContent('#context-id'), api.json.context_id);
   assert.equal(cliPackage([...cliArgs, question]), api.text, `${bundle}: okf ask prints the same bytes`);
   const mcp = await mcpAsk(server, { bundle, question });
-  // The server's rule: the package and its escaped copy, plus 8 KiB for the envelope, must fit
-  // in 1,000,000 bytes for the text block to repeat it.
-  const fitsTwice = Buffer.byteLength(api.text) + Buffer.byteLength(JSON.stringify(api.text)) + 8192 <= 1_000_000;
-  if (fitsTwice) {
-    assert.equal(mcp.text, api.text, `${bundle}: MCP text block`);
-  } else {
-    // Too large to travel twice within the hosts' 1 MB result limit: the text block names the
-    // package and structuredContent carries it (DEVIATIONS M8).
-    assert.ok(mcp.text.includes(api.json.context_id), `${bundle}: MCP text block names the package`);
-  }
+  // What a model reads is the package's evidence brief: the MCP text block, POST /api/ask with
+  // Accept: text/markdown, `okf ask --brief` and the page's "Copy for an AI" (the WebAssembly
+  // module) give the same bytes.
+  const brief = await apiBrief(server, { bundle, question });
+  assert.ok(brief.startsWith('# Ask OKF evidence brief\n'), brief.slice(0, 80));
+  assert.equal(mcp.text, brief, `${bundle}: MCP text block`);
+  assert.equal(execFileSync(okfBin, ['ask', '--brief', ...cliArgs, question], { encoding: 'utf8', maxBuffer: 1 << 24 }), brief, `${bundle}: okf ask --brief`);
+  assert.equal(await copiedBrief(page), brief, `${bundle}: the page's Copy for an AI`);
   assert.equal(mcp.structured, api.text, `${bundle}: MCP structuredContent (key order and escaping are canonical)`);
   return api.json;
 }

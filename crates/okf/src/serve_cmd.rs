@@ -81,7 +81,9 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value_t = 5_000)]
     header_timeout_ms: u64,
     /// Test only: also list the MCP conformance suite's fixture tool json_schema_2020_12_tool
-    /// (its json-schema-2020-12 scenario). Never needed in production.
+    /// (its json-schema-2020-12 scenario). Only in builds with the `conformance-fixture`
+    /// feature (scripts/test builds with it; a release build has no such flag).
+    #[cfg(feature = "conformance-fixture")]
     #[arg(long)]
     mcp_conformance_fixture: bool,
     /// Request timeout in milliseconds, body reading included.
@@ -188,6 +190,8 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
         registry_path: args.registry.clone(),
         drain_deadline: Duration::from_millis(args.drain_ms),
     };
+    #[cfg(feature = "conformance-fixture")]
+    let conformance_fixture = args.mcp_conformance_fixture;
     let ServeArgs {
         listen,
         allow_hosts,
@@ -204,7 +208,6 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
         max_clients,
         trusted_proxies,
         header_timeout_ms,
-        mcp_conformance_fixture,
         ..
     } = args;
     let configure = Box::new(move |config: &mut HttpConfig| {
@@ -217,7 +220,10 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
         config.max_reading = max_reading.max(1);
         config.max_connections = max_connections.max(1);
         config.header_read_timeout = Duration::from_millis(header_timeout_ms.max(1));
-        config.mcp_conformance_fixture = mcp_conformance_fixture;
+        #[cfg(feature = "conformance-fixture")]
+        {
+            config.mcp_conformance_fixture = conformance_fixture;
+        }
         config.client_max_concurrent = (client_max_concurrent > 0).then_some(client_max_concurrent);
         config.client_rate_limit =
             (client_rate_limit_per_minute > 0).then_some(client_rate_limit_per_minute);

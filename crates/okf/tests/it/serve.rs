@@ -97,6 +97,11 @@ fn cli_http_and_mcp_return_identical_bytes_for_the_example_bundle() {
             Some("text/markdown; charset=utf-8")
         );
         assert_eq!(over_http.text(), crate::common::brief_of(&cli));
+        // The page's WebAssembly module (its "Copy for an AI" button) gives the same bytes.
+        let mut module = okf_wasm::Module::default();
+        module.input(cli.len()).copy_from_slice(cli.as_bytes());
+        assert_eq!(module.brief(0), 0);
+        assert_eq!(module.output(), over_http.body.as_slice(), "{question}");
         let structured = &result["structuredContent"];
         assert_eq!(
             okf_engine::canonical::to_canonical_string(structured).unwrap(),
