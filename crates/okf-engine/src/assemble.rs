@@ -170,7 +170,11 @@ impl<'a> Setup<'a> {
                 }
             }
         }
+        let assertion_in_force = (0..doc.assertions.len())
+            .map(|a| regime::assertion_in_force(index, regimes.as_ref(), a))
+            .collect();
         Setup {
+            assertion_in_force,
             index,
             question,
             budget,
@@ -375,6 +379,7 @@ impl<'a> Setup<'a> {
             if index.assertion_source[a] != Some(records[hop])
                 || index.assertion_target[a] != Some(records[hop + 1])
                 || !index.assertion_supported[a]
+                || !self.assertion_in_force[a]
                 || !index.assertion_governance(a).is_empty()
                 || self.guard_decision(a32).is_some_and(|d| !d.matched)
             {
@@ -581,6 +586,10 @@ impl<'s, 'a> Pass<'s, 'a> {
         let record_id = setup.record_id(record);
         for &a in &index.outgoing[record as usize] {
             let assertion = &doc.assertions[a as usize];
+            if !setup.assertion_in_force[a as usize] {
+                // A dependency of a regime the question neither establishes nor leaves open.
+                continue;
+            }
             if !index.assertion_supported[a as usize] {
                 if !assertion.predicate.is_empty() {
                     self.missing_evidence.push(
@@ -773,6 +782,7 @@ impl<'s, 'a> Pass<'s, 'a> {
         for a in held_then_rest {
             let assertion = &doc.assertions[a as usize];
             if assertion.predicate == REQUIRES_PREDICATE
+                && setup.assertion_in_force[a as usize]
                 && selected(index.assertion_source[a as usize])
                 && !selected(index.assertion_target[a as usize])
                 && setup.guard_decision(a).is_none_or(|d| d.matched)

@@ -248,6 +248,9 @@ pub(crate) struct Setup<'a> {
     pub options: AssembleOptions,
     /// What the index's regimes established; `None` for an index without regimes.
     pub regimes: Option<RegimeOutcome>,
+    /// Per assertion: whether it is in force for the question (its regime, or its target
+    /// gap's, is established or left open; always without regimes). Issue 40.
+    pub assertion_in_force: Vec<bool>,
     /// Lexical seeds and the retrieval section of corpus assembly (spec §3.12).
     pub discovery: Option<&'a Discovery>,
 }

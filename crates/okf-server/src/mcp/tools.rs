@@ -287,7 +287,9 @@ fn run_check(service: &Service, arguments: Value, _origin: &str, caller: &Caller
             return Outcome::of(refused_arguments(
                 &RequestError::Invalid {
                     field: "answer".to_owned(),
-                    message: "the arguments are {\"answer\": <okf-grounded-answer.v1>} and nothing else".to_owned(),
+                    message:
+                        "the arguments are {\"answer\": <okf-grounded-answer.v1>} and nothing else"
+                            .to_owned(),
                 },
                 " Nothing was checked.",
             ));
