@@ -10,7 +10,7 @@ pub use crate::model::Issue;
 use crate::model::{Binding, REQUIRES_PREDICATE, RecordKind};
 use crate::package::{self, Assembled, PackageView};
 use crate::parts;
-pub use crate::pass::{AssembleOptions, EvidenceStatus};
+pub use crate::pass::{AssembleOptions, EvidenceStatus, OutsideVersions};
 use crate::pass::{
     GuardDecision, IssueList, Pass, Path, Plan, RequirementResult, Selection, Setup, limits, msg,
 };
@@ -754,6 +754,24 @@ impl<'s, 'a> Pass<'s, 'a> {
         for ids in setup.regimes.iter().flat_map(|r| &r.missing) {
             self.missing_evidence
                 .push("missing_regime_evidence", msg::MISSING_REGIME, ids.clone());
+        }
+        if let (Some(dates), Some(as_of)) = (setup.options.outside_versions, setup.options.as_of) {
+            let served = dates
+                .served_published
+                .map_or("no published date".to_owned(), |d| {
+                    format!("published {}", d.to_date_string())
+                });
+            self.missing_evidence.push(
+                msg::OUTSIDE_VERSIONS_CODE,
+                format!(
+                    "The question is about {}, before every version of this bundle that is held (the earliest was published {}), so no version in force on that date is held; this package is assembled on the version served by default ({served}, bundle snapshot {}), whose guidance may not be what applied on {}.",
+                    as_of.to_date_string(),
+                    dates.earliest_published.to_date_string(),
+                    doc.bundle.snapshot,
+                    as_of.to_date_string(),
+                ),
+                Vec::new(),
+            );
         }
     }
 

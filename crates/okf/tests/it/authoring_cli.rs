@@ -95,7 +95,7 @@ fn regime_profile_is_opt_in_verified_and_schema_valid() {
     let b = "https://example.invalid/ask-okf/dwp-hospital/id/";
     assert_eq!(
         rich["guidance_regime"],
-        serde_json::json!({"as_of": "2026-09-15", "resolved": [format!("{b}regime/legacy-dmg")], "unresolved": [format!("{b}regime/new-style-adm")]})
+        serde_json::json!({"as_of": "2026-09-15", "not_held": [], "resolved": [format!("{b}regime/legacy-dmg")], "unresolved": [format!("{b}regime/new-style-adm")]})
     );
     let basis = &rich["status_basis"];
     let total = rich["requirements"].as_array().unwrap().len() as u64;
