@@ -1,6 +1,7 @@
 // 13. A version or a date on the form and in okf_build_context: the page asks for exactly what
 //     POST /api/ask gives for the same version, as_of or both, keeps them in the permalink,
-//     names as_of when no version was in force on it, and assembles a version with a date in
+//     shows the default version's package (with an issue naming the dates) when no version
+//     was in force on the date, and assembles a version with a date in
 //     the browser too (a date alone picks the version, which the server does). The page
 //     tools honour the host's per-call abort signal: an aborted call rejects with AbortError
 //     and makes no request (or stops the one in flight).
@@ -92,14 +93,19 @@ test('the form asks for a version or a date and gets what the API gives for it',
   await waitForPackage(page, await submit(page));
   assert.equal(await page.textContent('#context-id'), both.json.context_id);
 
-  // No version in effect on the date: the server's refusal names as_of.
+  // No version in effect on the date (issue 40; was a 404 unknown_version naming as_of): the
+  // package of the version served by default, insufficient, with an issue naming the date, the
+  // earliest version's date and the served version's date.
   await page.selectOption('#version', '');
   await page.fill('#as_of', '2025-06-30');
-  await page.click('#submit');
-  await page.waitForFunction(() => document.getElementById('error')?.dataset.code === 'unknown_version');
-  assert.match(await page.textContent('#error'), /field as_of/);
-
-  assert.match(await page.textContent('#error'), /no version of bundle "okf-dwp" was in force on 2025-06-30: the earliest was published on 2026-01-01/);
+  const early = await server.ask({ bundle: 'okf-dwp', question: `${question} `, as_of: '2025-06-30' });
+  assert.equal(early.status, 200);
+  assert.equal(early.json.evidence_status, 'insufficient');
+  assert.equal(early.json.binding.index_url, current.json.binding.index_url);
+  const outside = early.json.missing_evidence.find((i) => i.code === 'question_date_outside_versions');
+  assert.match(outside.message, /2025-06-30.*the earliest was published 2026-01-01.*published 2026-09-16/);
+  await waitForPackage(page, await submit(page));
+  assert.equal(await page.textContent('#context-id'), early.json.context_id);
 
   // In this browser: a version with a date assembles the same bytes; a date alone (which
   // picks the version) is the server's to apply.

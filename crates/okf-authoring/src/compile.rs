@@ -109,6 +109,12 @@ pub fn build_onto(
         }
     }
     c.check_conflicts()?;
+    // Regime ids are known before gaps and assertions, which may name them (issue 40).
+    c.regime_ids = files
+        .iter()
+        .flat_map(|f| &f.body.regime)
+        .map(|r| c.reference(&r.get_ref().route))
+        .collect();
     let mut gaps = Vec::new();
     let mut gap_origins = Vec::new();
     for f in &files {
@@ -136,6 +142,8 @@ pub fn build_onto(
             c.requirement(q.get_ref(), f.origin(q))?;
         }
     }
+    let base_url = c.base.clone();
+    let regime_ids = c.regime_ids.clone();
     let mut index = IndexDocument {
         assertions: c.assertions,
         bundle: index_decl.bundle.clone(),
@@ -160,10 +168,17 @@ pub fn build_onto(
     let mut resolved_gaps = Vec::new();
     if let Some(base_index) = base_index {
         let (decl, origin) = compose_section(&files)?;
-        let composed = compose::onto(index, base_index, decl, &origins).map_err(|f| match f {
-            compose::Failure::Whole(rule) => origin.error(rule),
-            compose::Failure::At(at, rule) => at.error(rule),
-        })?;
+        let base_regime = match &decl.base_regime {
+            Some(route) => {
+                Some(regime_reference(&base_url, &regime_ids, route).map_err(|r| origin.error(r))?)
+            }
+            None => None,
+        };
+        let composed =
+            compose::onto(index, base_index, decl, base_regime, &origins).map_err(|f| match f {
+                compose::Failure::Whole(rule) => origin.error(rule),
+                compose::Failure::At(at, rule) => at.error(rule),
+            })?;
         shift = composed.shift;
         index = composed.index;
         resolved_gaps = composed.resolved;
@@ -260,6 +275,23 @@ fn engine_error_origin(e: &okf_engine::Error, origins: &Origins, shift: &Shift) 
         _ => return None,
     };
     declared.get(n.checked_sub(first)?).cloned()
+}
+
+/// The id of a declared regime a reference names, or the rule it breaks.
+fn regime_reference(base: &str, regime_ids: &[String], route: &str) -> Result<String, Rule> {
+    let id = if route.contains("://") {
+        route.to_owned()
+    } else {
+        format!("{base}{route}")
+    };
+    if regime_ids.contains(&id) {
+        Ok(id)
+    } else {
+        Err(Rule::UnknownReference {
+            reference: route.to_owned(),
+            expected: "regime",
+        })
+    }
 }
 
 fn compose_section(files: &[ParsedFile]) -> Result<(&ComposeDecl, Origin), Error> {
@@ -519,11 +551,27 @@ impl Compiler {
                 return Err(origin.error(Rule::GapParagraph(p.clone())));
             }
         }
+        let at = |rule| origin.error(rule);
+        let regime = match &g.regime {
+            Some(route) => Some(regime_reference(&self.base, &self.regime_ids, route).map_err(at)?),
+            None => None,
+        };
+        let concepts = match &g.concepts {
+            Some(list) => Some(
+                list.iter()
+                    .map(|c| self.declared(c, Some(RecordKind::Concept), "concept"))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(at)?,
+            ),
+            None => None,
+        };
         Ok(Gap {
+            concepts,
             id,
             label: g.label.clone(),
             reason: g.reason.clone(),
             paragraphs: g.paragraphs.clone(),
+            regime,
         })
     }
 
@@ -642,6 +690,10 @@ impl Compiler {
             }),
             None => None,
         };
+        let regime = match &a.regime {
+            Some(route) => Some(regime_reference(&self.base, &self.regime_ids, route).map_err(at)?),
+            None => None,
+        };
         self.assertion_ends
             .insert(id.clone(), (source.clone(), target.clone()));
         self.assertions.push(Assertion {
@@ -654,6 +706,7 @@ impl Compiler {
             original_assertion_id: None,
             predicate,
             provenance,
+            regime,
             scope: pick(&a.scope, &d.scope, "scope").map_err(at)?,
             source,
             target,

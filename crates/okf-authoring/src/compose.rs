@@ -55,6 +55,7 @@ pub(crate) fn onto(
     profile: IndexDocument,
     base: &[u8],
     decl: &ComposeDecl,
+    base_regime: Option<String>,
     origins: &Origins,
 ) -> Result<Composed, Failure> {
     let actual = okf_engine::canonical::sha256_hex(base);
@@ -93,6 +94,7 @@ pub(crate) fn onto(
             id: base.bundle.id.clone(),
             index_sha256: Some(decl.base_sha256.clone()),
             label: decl.base_label.clone(),
+            regime: base_regime,
         }]
     });
     parts.push(Part {
@@ -100,6 +102,7 @@ pub(crate) fn onto(
         id: profile.bundle.id.clone(),
         index_sha256: None,
         label: decl.label.clone(),
+        regime: None,
     });
     let mut limitations = base.limitations;
     for l in profile

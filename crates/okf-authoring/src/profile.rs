@@ -66,6 +66,9 @@ pub(crate) struct ComposeDecl {
     pub base_label: String,
     /// Label of this profile's part.
     pub label: String,
+    /// The regime (route) every concept of the base belongs to, written as the base part's
+    /// `regime` (optional; issue 40).
+    pub base_regime: Option<String>,
     /// The composed index's bundle identity (never the base's or the profile's own).
     pub bundle: Bundle,
     /// What the composed index as a whole claims to cover.
@@ -208,6 +211,8 @@ pub(crate) struct AssertionDecl {
     pub provenance: AssertionProvenance,
     /// Concepts that must all resolve for the edge to be followed (`context_guard`).
     pub guard: Option<Vec<String>>,
+    /// The regime (route) the dependency belongs to (optional; issue 40).
+    pub regime: Option<String>,
     pub assertion_status: Option<AssertionStatus>,
     pub authority: Option<Authority>,
     pub scope: Option<String>,
@@ -223,6 +228,10 @@ pub(crate) struct GapDecl {
     pub reason: String,
     /// The five-digit DMG paragraph numbers the gap stands for (optional).
     pub paragraphs: Option<Vec<String>>,
+    /// The regime (route) the gap belongs to (optional; issue 40).
+    pub regime: Option<String>,
+    /// The concepts (routes) the gap is about (optional; issue 40).
+    pub concepts: Option<Vec<String>>,
 }
 
 /// `[[requirement]]`.

@@ -998,3 +998,107 @@ fn on_the_composed_index_the_transfer_gaps_are_resolved_to_the_base_pages() {
     assert_eq!(alone["status"], "insufficient");
     assert_eq!(alone["missing"].as_array().unwrap().len(), 3);
 }
+
+// Issue 40 item 1: dates that mean what they say.
+
+/// Every id named by an issue of `p` (any list), without the base.
+fn issue_ids(p: &Value) -> Vec<String> {
+    ["missing_evidence", "omissions", "conflicts"]
+        .iter()
+        .flat_map(|list| p[list].as_array().into_iter().flatten())
+        .flat_map(|i| i["ids"].as_array().unwrap().iter())
+        .map(|id| id.as_str().unwrap().trim_start_matches(B).to_owned())
+        .collect()
+}
+
+fn esa_question_on(index: &ContextIndex, as_of: &str) -> Value {
+    let options = AssembleOptions {
+        as_of: Some(AsOf::parse(as_of).unwrap()),
+        regime_profile: true,
+        ..AssembleOptions::default()
+    };
+    let json = assemble_with_options(
+        index,
+        "A claimant on ESA is admitted to hospital",
+        &Budget::default(),
+        None,
+        &options,
+    )
+    .unwrap()
+    .json;
+    serde_json::from_str(&json).unwrap()
+}
+
+#[test]
+fn a_2012_esa_question_names_no_new_style_gap_or_dependency_and_a_2026_one_names_only_esas() {
+    let (_, index) = hospital();
+    // 2012-06-01: New Style (from 2013-04-29) is not in force, so nothing of it is named.
+    let before = esa_question_on(&index, "2012-06-01");
+    let named = issue_ids(&before);
+    assert!(
+        named.iter().all(|id| !id.contains("new-style")),
+        "2012: {named:?}"
+    );
+    assert!(
+        issue(&before, "missing_dependency")
+            .iter()
+            .all(|i| !i.to_string().contains("new-style")),
+        "{}",
+        before["missing_evidence"]
+    );
+    assert!(
+        ids(&before["declared_gaps"], "id")
+            .iter()
+            .all(|g| !g.contains("new-style"))
+    );
+    // Still insufficient, for the household gaps of the legacy ESA requirement.
+    assert_eq!(before["evidence_status"], "insufficient");
+    // 2026-09-15: New Style is open for ESA, so its ESA gap is named, never the JSA one.
+    let after = esa_question_on(&index, "2026-09-15");
+    let named = issue_ids(&after);
+    assert!(
+        named.contains(&"gap/adm-new-style-esa-hospital".to_owned()),
+        "2026: {named:?}"
+    );
+    assert!(
+        !named.contains(&"gap/adm-new-style-jsa-hospital".to_owned()),
+        "2026: {named:?}"
+    );
+    assert_eq!(
+        ids(&after["declared_gaps"], "id")
+            .into_iter()
+            .filter(|g| g.contains("new-style"))
+            .collect::<Vec<_>>(),
+        ["gap/adm-new-style-esa-hospital"]
+    );
+}
+
+#[test]
+fn on_the_composed_index_the_imprisonment_question_resolves_legacy_dmg_and_names_new_style_not_held()
+ {
+    let (_, composed) = composed();
+    let case: Value = serde_json::from_slice(
+        &std::fs::read(
+            root().join("../shared/dwp/evaluation/context-assembly/imprisonment-case.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let question = case["question"].as_str().unwrap();
+    let p = assembled(&composed, question, true);
+    let regime = &p["guidance_regime"];
+    assert_eq!(
+        regime["resolved"],
+        serde_json::json!([format!("{B}regime/legacy-dmg")]),
+        "{regime}"
+    );
+    let new_style = serde_json::json!(format!("{B}regime/new-style-adm"));
+    let named = |key: &str| {
+        regime[key]
+            .as_array()
+            .is_some_and(|a| a.contains(&new_style))
+    };
+    assert!(named("unresolved") || named("not_held"), "{regime}");
+    // The default package is the base's, as before.
+    assert_eq!(p["evidence_status"], "sufficient");
+}

@@ -10,7 +10,7 @@ pub use crate::model::Issue;
 use crate::model::{Binding, REQUIRES_PREDICATE, RecordKind};
 use crate::package::{self, Assembled, PackageView};
 use crate::parts;
-pub use crate::pass::{AssembleOptions, EvidenceStatus};
+pub use crate::pass::{AssembleOptions, EvidenceStatus, OutsideVersions};
 use crate::pass::{
     GuardDecision, IssueList, Pass, Path, Plan, RequirementResult, Selection, Setup, limits, msg,
 };
@@ -170,7 +170,11 @@ impl<'a> Setup<'a> {
                 }
             }
         }
+        let assertion_in_force = (0..doc.assertions.len())
+            .map(|a| regime::assertion_in_force(index, regimes.as_ref(), a))
+            .collect();
         Setup {
+            assertion_in_force,
             index,
             question,
             budget,
@@ -375,6 +379,7 @@ impl<'a> Setup<'a> {
             if index.assertion_source[a] != Some(records[hop])
                 || index.assertion_target[a] != Some(records[hop + 1])
                 || !index.assertion_supported[a]
+                || !self.assertion_in_force[a]
                 || !index.assertion_governance(a).is_empty()
                 || self.guard_decision(a32).is_some_and(|d| !d.matched)
             {
@@ -581,6 +586,10 @@ impl<'s, 'a> Pass<'s, 'a> {
         let record_id = setup.record_id(record);
         for &a in &index.outgoing[record as usize] {
             let assertion = &doc.assertions[a as usize];
+            if !setup.assertion_in_force[a as usize] {
+                // A dependency of a regime the question neither establishes nor leaves open.
+                continue;
+            }
             if !index.assertion_supported[a as usize] {
                 if !assertion.predicate.is_empty() {
                     self.missing_evidence.push(
@@ -746,6 +755,24 @@ impl<'s, 'a> Pass<'s, 'a> {
             self.missing_evidence
                 .push("missing_regime_evidence", msg::MISSING_REGIME, ids.clone());
         }
+        if let (Some(dates), Some(as_of)) = (setup.options.outside_versions, setup.options.as_of) {
+            let served = dates
+                .served_published
+                .map_or("no published date".to_owned(), |d| {
+                    format!("published {}", d.to_date_string())
+                });
+            self.missing_evidence.push(
+                msg::OUTSIDE_VERSIONS_CODE,
+                format!(
+                    "The question is about {}, before every version of this bundle that is held (the earliest was published {}), so no version in force on that date is held; this package is assembled on the version served by default ({served}, bundle snapshot {}), whose guidance may not be what applied on {}.",
+                    as_of.to_date_string(),
+                    dates.earliest_published.to_date_string(),
+                    doc.bundle.snapshot,
+                    as_of.to_date_string(),
+                ),
+                Vec::new(),
+            );
+        }
     }
 
     fn is_selected(&self, id: &str) -> bool {
@@ -773,6 +800,7 @@ impl<'s, 'a> Pass<'s, 'a> {
         for a in held_then_rest {
             let assertion = &doc.assertions[a as usize];
             if assertion.predicate == REQUIRES_PREDICATE
+                && setup.assertion_in_force[a as usize]
                 && selected(index.assertion_source[a as usize])
                 && !selected(index.assertion_target[a as usize])
                 && setup.guard_decision(a).is_none_or(|d| d.matched)

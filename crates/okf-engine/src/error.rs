@@ -217,7 +217,7 @@ impl fmt::Display for IndexRule {
             IndexRule::DuplicateAssertionId => f.write_str("assertion id is used by an earlier assertion"),
             IndexRule::DuplicateRequirementId => f.write_str("requirement id is used by an earlier requirement"),
             IndexRule::DuplicateDeclaration => f.write_str("id is already declared by an earlier gap, regime, part or record"),
-            IndexRule::UnknownRegimeMember => f.write_str("must name a public concept (regime concepts), a declared gap (absent_evidence) or a declared regime (requirement regime)"),
+            IndexRule::UnknownRegimeMember => f.write_str("must name a public concept (regime concepts), a declared gap (absent_evidence) or a declared regime (the regime of a requirement, assertion, gap or part), or a concept record (gap concepts)"),
             IndexRule::NotDate => f.write_str("must be a YYYY-MM-DD calendar date"),
             IndexRule::NotSha256 => f.write_str("must be a SHA-256 digest: 64 lowercase hexadecimal digits"),
             IndexRule::UnknownPartMember => f.write_str("must name a concept record of this index"),

@@ -39,8 +39,9 @@ pub mod text;
 pub mod validate;
 
 pub use assemble::{
-    AssembleOptions, EvidenceStatus, Issue, MAX_PATHS_PER_RECORD, MAX_QUESTION_UNITS, assemble,
-    assemble_with_discovery, assemble_with_options, check_binding, check_question,
+    AssembleOptions, EvidenceStatus, Issue, MAX_PATHS_PER_RECORD, MAX_QUESTION_UNITS,
+    OutsideVersions, assemble, assemble_with_discovery, assemble_with_options, check_binding,
+    check_question,
 };
 pub use budget::{BUDGET_RANGES, Budget};
 pub use error::{BudgetRule, Error, IndexRule, PackageRule, QuestionRule, UnitRule};

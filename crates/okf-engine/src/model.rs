@@ -47,6 +47,11 @@ pub struct IndexDocument {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Gap {
+    /// Concept ids the gap is about (additive, issue 40). When declared, a regime's
+    /// `absent_evidence` names the gap only for a question that resolves one of them or leaves
+    /// one open, so an ESA question is never told it lacks JSA guidance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concepts: Option<Vec<String>>,
     /// IRI; never a record id.
     pub id: String,
     /// What is missing.
@@ -59,6 +64,12 @@ pub struct Gap {
     /// (DEVIATIONS A7).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paragraphs: Option<Vec<String>>,
+    /// The guidance regime the gap belongs to (additive, issue 40): an assertion pointing at
+    /// it is followed, and counted as a dependency, only when the question establishes that
+    /// regime or leaves it open (so a question about a date before the regime is never told
+    /// it lacks the regime's guidance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regime: Option<String>,
 }
 
 /// One part of a composed index (a published base index, or the profile composed onto it) and
@@ -76,6 +87,11 @@ pub struct Part {
     pub index_sha256: Option<String>,
     /// Human-readable label.
     pub label: String,
+    /// The guidance regime every concept of this part belongs to (additive, issue 40), as if
+    /// listed in that regime's `concepts`: a published base that holds only legacy DMG guidance
+    /// is declared legacy DMG when composed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regime: Option<String>,
 }
 
 /// A guidance regime, such as legacy DMG or New Style ADM, and the concepts that belong to it.
@@ -298,6 +314,11 @@ pub struct Assertion {
     pub predicate: String,
     /// Where it comes from.
     pub provenance: Vec<Provenance>,
+    /// The guidance regime this dependency belongs to (additive, issue 40): the edge is
+    /// followed, and counted as a dependency, only when the question establishes that regime
+    /// or leaves it open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regime: Option<String>,
     /// Applicability scope.
     pub scope: String,
     /// Record id the edge starts from.

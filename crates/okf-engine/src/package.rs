@@ -181,7 +181,8 @@ fn write_requirement<S: Sink + ?Sized>(out: &mut S, req: &Requirement, missing: 
 /// The value of `profile` in a package written with the richer profile.
 pub const REGIME_PROFILE: &str = "okf-governed-context.v1+regimes.v1";
 
-/// `guidance_regime`: the regimes the question establishes and leaves open, and `as_of`.
+/// `guidance_regime`: the regimes the question establishes and leaves open, those in force
+/// whose guidance the package does not hold (`not_held`, issue 40), and `as_of`.
 fn write_guidance_regime<S: Sink + ?Sized>(out: &mut S, pass: &Pass<'_, '_>) {
     let setup = pass.setup;
     let outcome = setup.regimes.as_ref().filter(|_| !pass.fallback);
@@ -190,6 +191,8 @@ fn write_guidance_regime<S: Sink + ?Sized>(out: &mut S, pass: &Pass<'_, '_>) {
         Some(d) => write_str(out, &d.to_date_string()),
         None => out.raw("null"),
     }
+    out.raw(",\"not_held\":");
+    write_strs(out, outcome.map_or(&[][..], |o| &o.not_held));
     out.raw(",\"resolved\":");
     write_strs(out, outcome.map_or(&[][..], |o| &o.resolved));
     out.raw(",\"unresolved\":");

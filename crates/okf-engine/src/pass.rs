@@ -118,6 +118,8 @@ pub(crate) mod msg {
     pub const AMBIGUOUS_REGIME_TERM: &str = "The question does not establish which guidance regime applies to this term (for example legacy or New Style); none was chosen.";
     pub const AMBIGUOUS_REGIME: &str = "A concept belongs to several guidance regimes and the question does not establish which one applies; none was chosen.";
     pub const MISSING_REGIME: &str = "The question establishes or leaves open a guidance regime whose guidance the bundle does not hold.";
+    /// Code of the issue a question date outside every held version gives.
+    pub const OUTSIDE_VERSIONS_CODE: &str = "question_date_outside_versions";
     pub const AMBIGUOUS: &str =
         "A phrase names several declared concepts; none of them was chosen.";
     pub const MISSING_DEPENDENCY: &str =
@@ -248,6 +250,9 @@ pub(crate) struct Setup<'a> {
     pub options: AssembleOptions,
     /// What the index's regimes established; `None` for an index without regimes.
     pub regimes: Option<RegimeOutcome>,
+    /// Per assertion: whether it is in force for the question (its regime, or its target
+    /// gap's, is established or left open; always without regimes). Issue 40.
+    pub assertion_in_force: Vec<bool>,
     /// Lexical seeds and the retrieval section of corpus assembly (spec §3.12).
     pub discovery: Option<&'a Discovery>,
 }
@@ -284,4 +289,18 @@ pub struct AssembleOptions {
     /// Write the richer package profile (`profile`, `guidance_regime`, `status_basis`; see
     /// docs/authoring.md). Off by default, so default packages are unchanged.
     pub regime_profile: bool,
+    /// Set by a caller that serves dated versions when `as_of` is before every version it
+    /// holds: the package is assembled on the version it would serve by default, and says so
+    /// (issue `question_date_outside_versions`, package `insufficient`). Issue 40.
+    pub outside_versions: Option<OutsideVersions>,
+}
+
+/// The dates of the held versions, for a question date before all of them (see
+/// [`AssembleOptions::outside_versions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OutsideVersions {
+    /// Published (effective) date of the version the package is assembled on, when declared.
+    pub served_published: Option<AsOf>,
+    /// The earliest published date of any held version.
+    pub earliest_published: AsOf,
 }

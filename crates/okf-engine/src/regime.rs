@@ -49,8 +49,12 @@ pub struct RegimeOutcome {
     pub unresolved: Vec<String>,
     /// For each resolved concept whose regime stays open: its id, then the candidate regimes.
     pub ambiguous: Vec<Vec<String>>,
-    /// For each established or open regime whose guidance is absent: its id, then its gap ids.
+    /// For each established or open regime whose guidance is absent: its id, then its gap ids
+    /// (a gap that declares `concepts` only when the question resolves one or leaves one open).
     pub missing: Vec<Vec<String>>,
+    /// Regime ids in force on the question's date that the question neither establishes nor
+    /// leaves open: the package holds none of their guidance (declaration order).
+    pub not_held: Vec<String>,
 }
 
 fn in_force(r: &Regime, as_of: Option<AsOf>) -> bool {
@@ -97,9 +101,23 @@ pub(crate) fn apply(
             hit && in_force(r, as_of)
         })
         .collect();
+    // A concept belongs to a regime that lists it, and to the regime of the part it comes from.
+    let part_regimes: Vec<(&str, &str)> = index
+        .document()
+        .parts
+        .iter()
+        .flatten()
+        .filter_map(|p| p.regime.as_deref().map(|r| (p, r)))
+        .flat_map(|(p, r)| p.concepts.iter().map(move |c| (c.as_str(), r)))
+        .collect();
     let regimes_of = |id: &str| -> Vec<usize> {
         (0..regimes.len())
-            .filter(|&i| regimes[i].concepts.iter().any(|c| c == id))
+            .filter(|&i| {
+                regimes[i].concepts.iter().any(|c| c == id)
+                    || part_regimes
+                        .iter()
+                        .any(|&(c, r)| c == id && r == regimes[i].id)
+            })
             .collect()
     };
 
@@ -174,13 +192,26 @@ pub(crate) fn apply(
             }
         }
     }
-    list_regimes(regimes, &resolved, &open, &mut outcome);
-    Some(outcome)
-}
-
-/// Lists each regime as resolved, unresolved (left open) and with its declared absent
-/// evidence, in declaration order.
-fn list_regimes(regimes: &[Regime], resolved: &[bool], open: &[bool], outcome: &mut RegimeOutcome) {
+    // The concepts the question is about: resolved, or a candidate of an ambiguity kept open.
+    let mut about: Vec<&str> = resolution
+        .concepts
+        .iter()
+        .map(|c| doc.records[c.record as usize].id.as_str())
+        .collect();
+    about.extend(
+        resolution
+            .ambiguities
+            .iter()
+            .flat_map(|a| a.candidates.iter().map(String::as_str)),
+    );
+    let gap_applies = |gap: &str| {
+        doc.gaps
+            .iter()
+            .flatten()
+            .find(|g| g.id == gap)
+            .and_then(|g| g.concepts.as_deref())
+            .is_none_or(|concepts| concepts.iter().any(|c| about.contains(&c.as_str())))
+    };
     for (i, r) in regimes.iter().enumerate() {
         if resolved[i] {
             outcome.resolved.push(r.id.clone());
@@ -188,15 +219,49 @@ fn list_regimes(regimes: &[Regime], resolved: &[bool], open: &[bool], outcome: &
         if open[i] && !resolved[i] {
             outcome.unresolved.push(r.id.clone());
         }
-        let absent = r.absent_evidence.as_deref().unwrap_or_default();
+        if !resolved[i] && !open[i] && in_force(r, as_of) {
+            outcome.not_held.push(r.id.clone());
+        }
+        let absent: Vec<String> = r
+            .absent_evidence
+            .iter()
+            .flatten()
+            .filter(|g| gap_applies(g))
+            .cloned()
+            .collect();
         if (resolved[i] || open[i]) && !absent.is_empty() {
-            outcome.missing.push(
-                std::iter::once(r.id.clone())
-                    .chain(absent.iter().cloned())
-                    .collect(),
-            );
+            outcome
+                .missing
+                .push(std::iter::once(r.id.clone()).chain(absent).collect());
         }
     }
+    Some(outcome)
+}
+
+/// Whether assertion `a` is in force for the question: always without regimes; otherwise
+/// neither its own `regime` nor that of the gap it points at (when it points at one) may be a
+/// regime the question neither establishes nor leaves open (issue 40).
+pub(crate) fn assertion_in_force(
+    index: &ContextIndex,
+    outcome: Option<&RegimeOutcome>,
+    a: usize,
+) -> bool {
+    let Some(outcome) = outcome else {
+        return true;
+    };
+    let doc = index.document();
+    let Some(assertion) = doc.assertions.get(a) else {
+        return true;
+    };
+    let gap_regime = doc
+        .gaps
+        .iter()
+        .flatten()
+        .find(|g| g.id == assertion.target)
+        .and_then(|g| g.regime.as_deref());
+    [assertion.regime.as_deref(), gap_regime]
+        .into_iter()
+        .all(|r| admits(Some(outcome), r))
 }
 
 /// Whether a requirement of `regime` may apply: always without regimes or without a declared

@@ -537,6 +537,50 @@ fn validate_gaps_and_regimes(doc: &IndexDocument, records: &HashSet<&str>) -> Re
             ));
         }
     }
+    // Issue 40: assertions, gaps and parts may name the regime they belong to, and a gap the
+    // concepts it is about.
+    let named = [
+        doc.assertions
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (format!("assertions[{i}].regime"), a.regime.as_deref()))
+            .collect::<Vec<_>>(),
+        gaps.iter()
+            .enumerate()
+            .map(|(i, g)| (format!("gaps[{i}].regime"), g.regime.as_deref()))
+            .collect(),
+        doc.parts
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, p)| (format!("parts[{i}].regime"), p.regime.as_deref()))
+            .collect(),
+    ];
+    for (path, regime) in named.iter().flatten() {
+        if regime.is_some_and(|r| !regime_ids.contains(r)) {
+            return Err(fail(path.clone(), IndexRule::UnknownRegimeMember));
+        }
+    }
+    let concepts: HashSet<&str> = doc
+        .records
+        .iter()
+        .filter(|r| r.kind == RecordKind::Concept)
+        .map(|r| r.id.as_str())
+        .collect();
+    for (i, g) in gaps.iter().enumerate() {
+        let Some(list) = g.concepts.as_deref() else {
+            continue;
+        };
+        check_count(&format!("gaps[{i}].concepts"), list, 1, 50)?;
+        for (j, c) in list.iter().enumerate() {
+            if !concepts.contains(c.as_str()) {
+                return Err(fail(
+                    format!("gaps[{i}].concepts[{j}]"),
+                    IndexRule::UnknownRegimeMember,
+                ));
+            }
+        }
+    }
     Ok(())
 }
 

@@ -7,7 +7,8 @@ use crate::execution::Started;
 use crate::registry::{BundleEntry, LoadedVersion, Registry};
 use okf_api::format::{LOGICAL_ID_PATTERN, is_logical_id};
 use okf_engine::{
-    AsOf, AssembleOptions, Assembled, Budget, ReplayInputs, assemble_with_options, explain,
+    AsOf, AssembleOptions, Assembled, Budget, OutsideVersions, ReplayInputs, assemble_with_options,
+    explain,
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -39,10 +40,11 @@ pub enum ServiceError {
         /// The served ids, comma-separated.
         served: String,
     },
-    /// The version is not declared for the bundle, or none was in effect at `as_of`.
+    /// The version is not declared for the bundle (a date with no version in force gets the
+    /// default version and an issue instead, issue 40).
     #[error("{message}")]
     UnknownVersion {
-        /// `version` or `as_of`: the field that selected nothing.
+        /// The field that selected nothing (`version`).
         field: &'static str,
         /// What was not found.
         message: String,
@@ -266,30 +268,40 @@ pub struct Service {
 }
 
 /// The version of `bundle` in force on `date`: the latest published on or before it. A bundle
-/// whose registry dates no version has one version in force at every date, its default; a
-/// date before every dated version is an error naming `as_of`.
-fn version_in_force<'b>(bundle: &'b BundleEntry, date: &str) -> Result<&'b str, ServiceError> {
+/// whose registry dates no version has one version in force at every date, its default. A
+/// date before every dated version has no version in force: the default version is served,
+/// with the dates the package must name (issue `question_date_outside_versions`, issue 40).
+fn version_in_force<'b>(bundle: &'b BundleEntry, date: &str) -> (&'b str, Option<OutsideVersions>) {
     let dated: Vec<(&str, &str)> = bundle
         .versions
         .values()
         .filter_map(|v| v.published.as_deref().map(|p| (p, v.name.as_str())))
         .collect();
-    if dated.is_empty() {
-        return Ok(bundle.default_version.as_str());
-    }
-    dated
+    let in_force = dated
         .iter()
         .filter(|(published, _)| *published <= date)
         .max()
-        .map(|(_, name)| *name)
-        .ok_or_else(|| ServiceError::UnknownVersion {
-            field: "as_of",
-            message: format!(
-                "no version of bundle {:?} was in force on {date}: the earliest was published on {}",
-                bundle.id,
-                dated.iter().map(|(p, _)| *p).min().unwrap_or_default()
-            ),
-        })
+        .map(|(_, name)| *name);
+    let earliest = dated.iter().filter_map(|(p, _)| AsOf::parse(p).ok()).min();
+    match (in_force, earliest) {
+        (Some(name), _) => (name, None),
+        (None, None) => (bundle.default_version.as_str(), None),
+        (None, Some(earliest_published)) => {
+            let name = bundle.default_version.as_str();
+            let served_published = bundle
+                .versions
+                .get(name)
+                .and_then(|v| v.published.as_deref())
+                .and_then(|p| AsOf::parse(p).ok());
+            (
+                name,
+                Some(OutsideVersions {
+                    served_published,
+                    earliest_published,
+                }),
+            )
+        }
+    }
 }
 
 /// Most packages kept for repeated asks ([`Service::ask`]): each is at most the package byte
@@ -385,14 +397,16 @@ impl Service {
 
     /// The name of the version a request selects (checked as `ask` checks it).
     pub fn version_name(&self, req: &AskRequest, caller: &Caller) -> Result<String, ServiceError> {
-        self.version(req, caller).map(|(name, _)| name)
+        self.version(req, caller).map(|(name, _, _)| name)
     }
 
+    /// The version a request selects, its loaded copy, and the held versions' dates when its
+    /// `as_of` is before all of them.
     fn version(
         &self,
         req: &AskRequest,
         caller: &Caller,
-    ) -> Result<(String, LoadedVersion), ServiceError> {
+    ) -> Result<(String, LoadedVersion, Option<OutsideVersions>), ServiceError> {
         self.select(
             &req.bundle,
             req.version.as_deref(),
@@ -411,6 +425,7 @@ impl Service {
         caller: &Caller,
     ) -> Result<(String, LoadedVersion), ServiceError> {
         self.select(bundle, version, None, caller)
+            .map(|(name, loaded, _)| (name, loaded))
     }
 
     /// The version a selector names in the registry snapshot being served now.
@@ -420,8 +435,9 @@ impl Service {
         version: Option<&str>,
         as_of: Option<&str>,
         caller: &Caller,
-    ) -> Result<(String, LoadedVersion), ServiceError> {
+    ) -> Result<(String, LoadedVersion, Option<OutsideVersions>), ServiceError> {
         check_selector(bundle, version, as_of)?;
+        let mut outside = None;
         let registry = self.registry_for(caller);
         let bundle = Self::bundle(&registry, bundle).map_err(|e| self.refusal_for(e, caller))?;
         // A named version is used as it is (a date then only decides which regimes apply);
@@ -443,12 +459,16 @@ impl Service {
                         message: format!("bundle {:?} declares no version {v:?}", bundle.id),
                     })?
             }
-            (None, Some(date)) => version_in_force(bundle, date)?,
+            (None, Some(date)) => {
+                let (name, dates) = version_in_force(bundle, date);
+                outside = dates;
+                name
+            }
             (None, None) => bundle.default_version.as_str(),
         };
         let entry = &bundle.versions[name];
         match &entry.state {
-            Ok(loaded) => Ok((entry.name.clone(), loaded.clone())),
+            Ok(loaded) => Ok((entry.name.clone(), loaded.clone(), outside)),
             Err(_) => Err(ServiceError::Unavailable {
                 bundle: bundle.id.clone(),
                 version: entry.name.clone(),
@@ -552,12 +572,13 @@ impl Service {
         req: &AskRequest,
         caller: &Caller,
     ) -> Result<(String, LoadedVersion, ReplayInputs), ServiceError> {
-        let (version, loaded) = self.version(req, caller)?;
+        let (version, loaded, outside_versions) = self.version(req, caller)?;
         let regime_profile = req.regime_profile(loaded.regime_profile)?;
         let options = AssembleOptions {
             // Already checked as a calendar date when the version was chosen.
             as_of: req.as_of.as_deref().and_then(|d| AsOf::parse(d).ok()),
             regime_profile,
+            outside_versions,
             ..AssembleOptions::default()
         };
         let inputs = ReplayInputs {

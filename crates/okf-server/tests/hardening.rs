@@ -574,6 +574,68 @@ fn a_date_on_a_bundle_with_no_dated_version_asks_its_default_version() {
 }
 
 #[test]
+fn a_date_before_every_held_version_gets_the_default_version_with_an_issue_naming_both_dates() {
+    // Issue 40: a bundle whose only version was published 2026-09-16. A question about an
+    // earlier date used to be a 404 unknown_version; it gets the package of the version the
+    // registry serves by default, insufficient, with an issue naming the question date and the
+    // version's published date. A version name that does not exist is still unknown_version.
+    let dir = std::env::temp_dir().join(format!("okf-harden-dated-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("index.json"), INDEX).unwrap();
+    let registry_path = dir.join("registry.toml");
+    std::fs::write(
+        &registry_path,
+        format!(
+            r#"[[bundle]]
+id = "dated"
+index = "index.json"
+sha256 = "{sha}"
+index_url = "https://example.invalid/index.json"
+published = "2026-09-16"
+"#,
+            sha = okf_engine::canonical::sha256_hex(INDEX.as_bytes())
+        ),
+    )
+    .unwrap();
+    let server = start_with(Registry::load(&registry_path).unwrap(), |_| {});
+    let plain = server.ask(&json!({"bundle": "dated", "question": QUESTION}));
+    assert_eq!(plain.status, 200);
+    assert_eq!(plain.json()["evidence_status"], "sufficient");
+    for date in ["2000-01-01", "2026-09-15"] {
+        let r = server.ask(&json!({"bundle": "dated", "question": QUESTION, "as_of": date}));
+        assert_eq!(
+            r.status,
+            200,
+            "{date}: {}",
+            String::from_utf8_lossy(&r.body)
+        );
+        let p = r.json();
+        assert_eq!(p["evidence_status"], "insufficient", "{date}");
+        let issues: Vec<&Value> = p["missing_evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["code"] == "question_date_outside_versions")
+            .collect();
+        assert_eq!(issues.len(), 1, "{date}: {}", p["missing_evidence"]);
+        let message = issues[0]["message"].as_str().unwrap();
+        assert!(message.contains(date), "{message}");
+        assert!(message.contains("published 2026-09-16"), "{message}");
+        // Same records as the plain package: it is the same version.
+        assert_eq!(p["selected"], plain.json()["selected"], "{date}");
+    }
+    // On and after the version's date it is in force: no issue, the plain package's status.
+    for date in ["2026-09-16", "2030-01-01"] {
+        let r = server.ask(&json!({"bundle": "dated", "question": QUESTION, "as_of": date}));
+        assert_eq!(r.status, 200, "{date}");
+        assert_eq!(r.json()["evidence_status"], "sufficient", "{date}");
+    }
+    let unknown = server.ask(&json!({"bundle": "dated", "question": QUESTION, "version": "nope"}));
+    assert_eq!(unknown.status, 404);
+    assert_eq!(unknown.error()["code"], "unknown_version");
+}
+
+#[test]
 fn mcp_ask_okf_uses_the_same_strict_decoder() {
     let server = start(|_| {});
     for (arguments, field) in [

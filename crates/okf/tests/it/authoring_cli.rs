@@ -95,7 +95,7 @@ fn regime_profile_is_opt_in_verified_and_schema_valid() {
     let b = "https://example.invalid/ask-okf/dwp-hospital/id/";
     assert_eq!(
         rich["guidance_regime"],
-        serde_json::json!({"as_of": "2026-09-15", "resolved": [format!("{b}regime/legacy-dmg")], "unresolved": [format!("{b}regime/new-style-adm")]})
+        serde_json::json!({"as_of": "2026-09-15", "not_held": [], "resolved": [format!("{b}regime/legacy-dmg")], "unresolved": [format!("{b}regime/new-style-adm")]})
     );
     let basis = &rich["status_basis"];
     let total = rich["requirements"].as_array().unwrap().len() as u64;
@@ -172,11 +172,32 @@ fn a_served_version_and_a_question_date_go_together_and_the_date_reaches_the_reg
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask_okf", "arguments": body}});
     let reply = server.mcp(&call, &[]).json();
     assert_eq!(reply["result"]["structuredContent"], p);
-    // Without a version, a date before the only dated version names as_of.
+    // Without a version, a date before the only dated version (issue 40; was a 404 naming
+    // as_of): the default version's package, insufficient, with an issue naming both dates,
+    // and the date still reaches the regimes (nothing of New Style is named).
     let early =
         server.ask(&json!({"bundle": "dwp-hospital", "question": question, "as_of": "2012-06-01"}));
-    assert_eq!(early.status, 404);
-    assert_eq!(early.json()["error"]["field"], "as_of");
+    assert_eq!(early.status, 200, "{}", early.text());
+    let early = early.json();
+    assert_eq!(early["evidence_status"], "insufficient");
+    assert_eq!(early["guidance_regime"]["as_of"], "2012-06-01");
+    let outside: Vec<&Value> = early["missing_evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["code"] == "question_date_outside_versions")
+        .collect();
+    assert_eq!(outside.len(), 1, "{}", early["missing_evidence"]);
+    let message = outside[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("2012-06-01") && message.contains("published 2026-09-15"),
+        "{message}"
+    );
+    assert!(
+        !early["missing_evidence"].to_string().contains("new-style"),
+        "{}",
+        early["missing_evidence"]
+    );
     // The date in force: the version published then, the regime left open.
     let now =
         server.ask(&json!({"bundle": "dwp-hospital", "question": question, "as_of": "2026-09-15"}));
