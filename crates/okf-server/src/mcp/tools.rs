@@ -287,7 +287,9 @@ fn run_check(service: &Service, arguments: Value, _origin: &str, caller: &Caller
             return Outcome::of(refused_arguments(
                 &RequestError::Invalid {
                     field: "answer".to_owned(),
-                    message: "the arguments are {\"answer\": <okf-grounded-answer.v1>} and nothing else".to_owned(),
+                    message:
+                        "the arguments are {\"answer\": <okf-grounded-answer.v1>} and nothing else"
+                            .to_owned(),
                 },
                 " Nothing was checked.",
             ));
@@ -371,7 +373,7 @@ pub(super) fn build_tools(registry: &Registry, conformance_fixture: bool) -> Arc
             let tool = Tool::new(
                 spec.name,
                 spec.description,
-                object((spec.input_schema)(&served)),
+                object(spec.input_schema_for(&served)),
             )
             .with_title(spec.title)
             .with_annotations(read_only())
