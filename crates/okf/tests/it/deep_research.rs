@@ -468,3 +468,23 @@ fn the_hosts_own_clients_call_every_tool_strict_and_not_and_the_search_fetch_jou
     assert!(report.matches("ok   ").count() >= 90, "{report}");
     server.stop();
 }
+
+#[test]
+#[ignore = "needs the AI hosts' Python clients that scripts/test installs (OKF_HOST_CLIENTS_PYTHON)"]
+fn the_agents_sdk_and_pydantic_ai_strict_converters_leave_every_served_schema_unchanged() {
+    let dir = temp_dir("deep-research-strict");
+    let registry = dwp_and_example_registry(&dir);
+    let manifest = crate::common::example_workbench(&dir, &["How do I borrow books?"]);
+    let mut text = std::fs::read_to_string(&registry).unwrap();
+    text.push_str(&crate::common::workbench_entry(&manifest));
+    std::fs::write(&registry, text).unwrap();
+    let server = Server::start(&["--registry", registry.to_str().unwrap()]);
+    let report = crate::common::external_python_report(
+        "OKF_HOST_CLIENTS_PYTHON",
+        "strict_schemas.py",
+        &[format!("http://{}/mcp", server.addr)],
+    );
+    // Eleven tools (nine model tools, two app-only), five checks each, and the listing.
+    assert!(report.matches("ok   ").count() >= 56, "{report}");
+    server.stop();
+}
