@@ -65,9 +65,10 @@ export async function startHostServer() {
   };
 }
 
-/** The official client, on the 2026-07-28 revision (capabilities ride in every request). */
-export async function connect(base, capabilities = UI_CAPABILITIES) {
-  const client = new Client(INFO, { capabilities, versionNegotiation: { mode: 'auto' } });
+/** The official client, on the 2026-07-28 revision (capabilities ride in every request), or
+ * with `versionNegotiation` `{ mode: 'legacy' }` on 2025-11-25 (declared once, at initialize). */
+export async function connect(base, capabilities = UI_CAPABILITIES, versionNegotiation = { mode: 'auto' }) {
+  const client = new Client(INFO, { capabilities, versionNegotiation });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
   return client;
 }

@@ -8,7 +8,8 @@
 //     record) and an ask_okf_manifest catalogue (paged, and the whole package read in
 //     slices, through the app-only tools) and an okf_workbench_case result (a case's briefing
 //     and verified package, the other cases opened through the host). A client that does
-//     not declare the extension sees no trace of it.
+//     not declare the extension sees no trace of it; a 2025-11-25 host that declares it at
+//     initialize renders the same view.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -343,11 +344,21 @@ test('a client that does not declare the extension gets no view, no resources an
     });
   assert.deepEqual(tools, stripped, 'otherwise the only difference is _meta.ui');
   assert.equal(apps.tools.find((t) => t.name === 'ask_okf')._meta.ui.resourceUri, 'ui://ask-okf/package-view.html');
+  // A 2026-07-28 request that declares capabilities without the extension gets no view. (A
+  // 2025-11-25 request carries no capabilities, so it is served the view when it asks for it;
+  // DEVIATIONS M11.)
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'plain', version: '1' },
+  };
   for (const [method, params] of [['resources/list', {}], ['resources/read', { uri: 'ui://ask-okf/package-view.html' }]]) {
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method };
+    if (params.uri) headers['Mcp-Name'] = params.uri;
     const response = await fetch(`${server.base}/mcp`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }),
     });
     const body = await response.json();
     assert.equal(body.error?.code, -32601, `${method}: ${JSON.stringify(body)}`);
@@ -356,4 +367,31 @@ test('a client that does not declare the extension gets no view, no resources an
   assert.equal(plain.getServerCapabilities()?.extensions, undefined);
   assert.ok(client.getServerCapabilities()?.extensions?.['io.modelcontextprotocol/ui']);
   await plain.close();
+});
+
+test('a 2025-11-25 host that declares the extension at initialize renders the same package view', async () => {
+  const legacy = await connect(server.base, undefined, { mode: 'legacy' });
+  assert.ok(legacy.getServerCapabilities()?.extensions?.['io.modelcontextprotocol/ui'], 'initialize offers the extension');
+  assert.ok(legacy.getServerCapabilities()?.resources);
+  const { tools } = await legacy.listTools();
+  // No app-only tool is listed on the legacy revision; the view calls them by name.
+  assert.ok(!tools.some((t) => ['okf_view_read_evidence', 'okf_view_catalogue'].includes(t.name)));
+  const { page, problems } = await freshPage(desktop);
+  const args = { bundle: 'okf-dwp', question: imprisonmentQuestion() };
+  const shown = await showTool({ client: legacy, page, hostServer, name: 'ask_okf', args });
+  const pkg = shown.result.structuredContent;
+  await shown.frame.locator('#requirements-table tbody tr').first().waitFor();
+  assert.deepEqual((await rowsOf(shown.frame)).map((r) => r.id), pkg.requirements.map((r) => r.id));
+  // A record's exact text through the app-only read, called by name on the legacy revision.
+  const first = pkg.selected.find((s) => String(s.record?.text ?? '').length > 0);
+  const record = shown.frame.locator(`details.record[data-id="${first.record.id}"]`).first();
+  await openIn(await viewFrame(page), first.record.id);
+  await record.locator('button.read-exact').click();
+  const exact = record.locator('pre.exact-text');
+  await exact.waitFor({ state: 'visible' });
+  assert.equal(await exact.textContent(), first.record.text);
+  assert.ok(shown.calls.some((c) => c.name === 'okf_view_read_evidence'));
+  assert.deepEqual(problems, []);
+  await page.close();
+  await legacy.close();
 });

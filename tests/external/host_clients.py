@@ -6,10 +6,11 @@ Usage: host_clients.py MCP_URL API_URL [--workbench ID=CASE_ID] BUNDLE=QUESTION.
 Each BUNDLE=QUESTION pair is asked through:
 - the OpenAI Agents SDK (`openai-agents`): every tool converted to a function tool with
   `convert_schemas_to_strict` on and off and invoked as the agent loop invokes it, with the
-  arguments a strict model must send (every field present, unused ones null) and with the
-  plain ones;
+  arguments a model following the served schema sends (every field present, unused ones
+  null: every schema is strict as served);
 - `fastmcp`'s client, which validates each result's structuredContent against the tool's
-  outputSchema;
+  outputSchema, called with only the fields each tool needs (the server still reads an
+  omitted optional field as absent);
 - `langchain-mcp-adapters`, whose tools are converted with LangChain's strict OpenAI
   converter and invoked;
 - a deep-research journey (ChatGPT's search/fetch shape): `search`, then `fetch` of every
@@ -164,7 +165,10 @@ async def agents_sdk(mcp_url, cases, failures):
             for bundle, question, package in cases:
                 plain = plain_arguments(bundle, question, package)
                 for tool in tools:
-                    arguments = strict_arguments(tool.params_json_schema, plain[tool.name]) if strict else plain[tool.name]
+                    # Every served schema lists every property as required (strict as served),
+                    # and the SDK validates arguments against it in both modes: a model sends
+                    # every field, unused ones null. Omitted fields go through fastmcp below.
+                    arguments = strict_arguments(tool.params_json_schema, plain[tool.name])
                     if strict:
                         errors = [e.message for e in jsonschema.Draft202012Validator(tool.params_json_schema).iter_errors(arguments)]
                         check(failures, f"agents strict {bundle}: {tool.name} all-fields arguments fit its strict schema", not errors, errors)

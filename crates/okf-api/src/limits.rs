@@ -14,5 +14,5 @@ pub const MIN_CATALOGUE_DELIVERY_BYTES: u64 = 16_384;
 pub const MAX_OFFSET: u64 = 2_000_000;
 
 /// Longest `search` query: a question (at most [`okf_engine::MAX_QUESTION_UNITS`], checked by
-/// the ask decoder) after a `<bundle>: ` prefix of at most 66 characters.
-pub const MAX_SEARCH_QUERY_CHARS: usize = okf_engine::MAX_QUESTION_UNITS + 66;
+/// the ask decoder) after a `<bundle>@<version>: ` prefix of at most 131 characters.
+pub const MAX_SEARCH_QUERY_CHARS: usize = okf_engine::MAX_QUESTION_UNITS + 131;

@@ -4,7 +4,7 @@
 //! each tool runs.
 
 use crate::schemas::{context_id_field, offset_field, record_id_field};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// What a server serves, as its tools describe it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -68,6 +68,11 @@ pub const MAX_TOOL_RESULT_BYTES: usize = 1_000_000;
 pub const MAX_RESULT_SIZE_META_KEY: &str = "anthropic/maxResultSizeChars";
 
 impl McpTool {
+    /// The tool's input schema as served for `served`: [`strict`] applied to the table's.
+    pub fn input_schema_for(&self, served: &Served) -> Value {
+        strict((self.input_schema)(served))
+    }
+
     /// The tools a server serving `served` lists, in table order.
     pub fn listed_for(served: &Served) -> impl Iterator<Item = &'static McpTool> {
         MCP_TOOLS.iter().filter(move |tool| (tool.listed)(served))
@@ -259,16 +264,14 @@ fn workbench_input_schema(served: &Served) -> Value {
 fn search_input_schema(served: &Served) -> Value {
     let ids: Vec<&str> = served.ids().collect();
     let default = match &served.search_bundle {
-        Some(id) => format!("; without a prefix: {id}"),
-        None => String::new(),
+        Some(id) => format!("without a prefix: {id}"),
+        None => "without a prefix: every bundle".to_owned(),
     };
     json!({
         "type": "object",
         "properties": {"query": {
             "type": "string",
-            "minLength": 1,
-            "maxLength": crate::limits::MAX_SEARCH_QUERY_CHARS,
-            "description": format!("A question in plain words. Prefix \"<bundle>: \" to choose the bundle ({}){default}.", ids.join(", "))
+            "description": format!("A question in plain words. Prefix \"<bundle>: \" or \"<bundle>@<version>: \" to choose ({}); {default}.", ids.join(", "))
         }},
         "required": ["query"],
         "additionalProperties": false
@@ -280,8 +283,14 @@ fn search_output_schema() -> Value {
         "type": "object",
         "properties": {"results": {"type": "array", "items": {
             "type": "object",
-            "properties": {"id": {"type": "string"}, "title": {"type": "string"}, "url": {"type": "string"}},
-            "required": ["id", "title", "url"],
+            "properties": {
+                "id": {"type": "string"},
+                "title": {"type": "string"},
+                "url": {"type": "string"},
+                "bundle": {"type": "string"},
+                "version": {"type": "string"}
+            },
+            "required": ["id", "title", "url", "bundle", "version"],
             "additionalProperties": false
         }}},
         "required": ["results"],
@@ -463,10 +472,13 @@ fn bundle_input_schema(served: &Served, corpora: bool) -> Value {
     // published schema's `$id`: validators that cache compiled schemas by `$id` (Ajv in the
     // TypeScript SDK) would otherwise check one tool's arguments against another's schema.
     // The narrowed `bundle` no longer refers to the published `$defs`, and the published
-    // title names the HTTP request; both would only lengthen what every conversation carries.
+    // title and description name the HTTP request (the tool's own description says what the
+    // tool does, and every field says how it is left out); they would only lengthen what
+    // every conversation carries.
     if let Value::Object(map) = &mut schema {
         map.remove("$id");
         map.remove("title");
+        map.remove("description");
         if !map.get("properties").is_some_and(schema_refers) {
             map.remove("$defs");
         }
@@ -481,4 +493,118 @@ fn schema_refers(value: &Value) -> bool {
         Value::Array(items) => items.iter().any(schema_refers),
         _ => false,
     }
+}
+
+/// Keywords a served tool schema leaves out: outside OpenAI's strict function-calling subset
+/// or Gemini's function declarations. The decoders still enforce every rule they stated.
+const NOT_STRICT: [&str; 6] = [
+    "$schema",
+    "$id",
+    "title",
+    "format",
+    "minLength",
+    "maxLength",
+];
+
+/// `schema` as strict function calling takes it, with no conversion by the client: every
+/// object closed, every property in `required`, each optional one (and each `type` list or
+/// `enum` holding `null`) written as `anyOf` with `{"type": "null"}`, and no keyword of
+/// [`NOT_STRICT`]. The decoders read `null` as absent, so a strict client's nulls and a plain
+/// client's omissions mean the same.
+pub fn strict(schema: Value) -> Value {
+    let Value::Object(mut map) = schema else {
+        return schema;
+    };
+    for keyword in NOT_STRICT {
+        map.remove(keyword);
+    }
+    let nullable = take_null(&mut map);
+    if let Some(Value::Object(properties)) = map.remove("properties") {
+        let required: Vec<String> = map
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let properties: Map<String, Value> = properties
+            .into_iter()
+            .map(|(name, child)| {
+                let child = strict(child);
+                let child = match required.contains(&name) {
+                    true => child,
+                    false => or_null(child),
+                };
+                (name, child)
+            })
+            .collect();
+        map.insert(
+            "required".into(),
+            json!(properties.keys().collect::<Vec<_>>()),
+        );
+        map.insert("properties".into(), Value::Object(properties));
+        map.insert("additionalProperties".into(), json!(false));
+    }
+    if let Some(items) = map.remove("items") {
+        map.insert("items".into(), strict(items));
+    }
+    if let Some(Value::Array(members)) = map.remove("anyOf") {
+        map.insert(
+            "anyOf".into(),
+            Value::Array(members.into_iter().map(strict).collect()),
+        );
+    }
+    match nullable {
+        true => or_null(Value::Object(map)),
+        false => Value::Object(map),
+    }
+}
+
+/// Takes `null` out of a `type` list (leaving one type name) and out of an `enum`; whether
+/// either held it.
+fn take_null(map: &mut Map<String, Value>) -> bool {
+    let mut had = false;
+    if let Some(Value::Array(types)) = map.get_mut("type") {
+        let before = types.len();
+        types.retain(|t| t != "null");
+        had |= types.len() != before;
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            map.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        let before = values.len();
+        values.retain(|v| !v.is_null());
+        had |= values.len() != before;
+    }
+    had
+}
+
+/// `schema` or null, as `anyOf` (the description stays outside, once).
+fn or_null(schema: Value) -> Value {
+    let null = json!({"type": "null"});
+    if schema
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .is_some_and(|members| members.contains(&null))
+    {
+        return schema;
+    }
+    let Value::Object(mut inner) = schema else {
+        return schema;
+    };
+    let description = inner.remove("description");
+    let mut out = Map::new();
+    out.insert(
+        "anyOf".into(),
+        Value::Array(vec![Value::Object(inner), null]),
+    );
+    if let Some(description) = description {
+        out.insert("description".into(), description);
+    }
+    Value::Object(out)
 }

@@ -1,7 +1,9 @@
 //! MCP Apps (`io.modelcontextprotocol/ui`) over the real router: a client that declares the
 //! extension in its requests gets the package view (`resources/list`, `resources/read`), the
 //! extension in `server/discover`, and `_meta.ui.resourceUri` on the package tools; a client
-//! that does not gets exactly the results of the server without views.
+//! that does not gets exactly the results of the server without views. A 2025-11-25 client
+//! that declares it at `initialize` gets the same views on its later (session-less) requests;
+//! one that does not still sees no app-only tool (DEVIATIONS M11).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use axum::body::{Body, to_bytes};
@@ -93,8 +95,6 @@ async fn without_the_extension_every_result_is_the_servers_without_views() {
         json!({}),
         json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html"]}}}),
     ] {
-        let legacy = parse(&post(&app, "tools/list", json!({}), None).await);
-        assert_eq!(legacy["result"]["tools"], before);
         let modern = parse(&post(&app, "tools/list", json!({}), Some(capabilities.clone())).await);
         assert_eq!(modern["result"]["tools"], before, "{capabilities}");
         assert!(
@@ -138,12 +138,6 @@ async fn without_the_extension_every_result_is_the_servers_without_views() {
 #[tokio::test]
 async fn a_client_declaring_the_extension_gets_the_package_view() {
     let app = router(service(), HttpConfig::loopback(80));
-    // A stateless server cannot remember what a legacy client declared in initialize, so it
-    // offers the extension only where each request declares it (2026-07-28).
-    let init = parse(&post(&app, "initialize", initialize(ui()), None).await);
-    assert_eq!(init["result"]["capabilities"], json!({"tools": {}}));
-    let legacy = parse(&post(&app, "tools/list", json!({}), None).await);
-    assert!(legacy["result"]["tools"][0]["_meta"]["ui"].is_null());
     let discover = parse(&post(&app, "server/discover", json!({}), Some(ui())).await);
     assert_eq!(
         discover["result"]["capabilities"]["extensions"],
@@ -247,9 +241,16 @@ async fn app_only_tools_run_their_model_tool_for_clients_declaring_the_extension
     let app_page =
         without_receipt(&post(&app, "tools/call", call("okf_view_catalogue"), Some(ui())).await);
     assert_eq!(app_page, model, "the app-only name runs the same tool");
-    for capabilities in [None, Some(json!({}))] {
-        let refused =
-            parse(&post(&app, "tools/call", call("okf_view_catalogue"), capabilities).await);
+    {
+        let refused = parse(
+            &post(
+                &app,
+                "tools/call",
+                call("okf_view_catalogue"),
+                Some(json!({})),
+            )
+            .await,
+        );
         assert!(
             refused["error"]["message"]
                 .as_str()
@@ -257,4 +258,113 @@ async fn app_only_tools_run_their_model_tool_for_clients_declaring_the_extension
             "{refused}"
         );
     }
+}
+
+const APP_ONLY: [&str; 2] = ["okf_view_read_evidence", "okf_view_catalogue"];
+
+fn names(list: &Value) -> Vec<String> {
+    list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_2025_11_25_client_declaring_the_extension_at_initialize_gets_the_same_views() {
+    let app = router(service(), HttpConfig::loopback(80));
+    let init = parse(&post(&app, "initialize", initialize(ui()), None).await);
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    let capabilities = &init["result"]["capabilities"];
+    assert_eq!(
+        capabilities["extensions"],
+        json!({"io.modelcontextprotocol/ui": {}}),
+        "{init}"
+    );
+    assert!(capabilities["resources"].is_object(), "{init}");
+
+    // Its later requests carry no capabilities: each view tool names the view as for a
+    // 2026-07-28 client that declares the extension.
+    let legacy = parse(&post(&app, "tools/list", json!({}), None).await);
+    let modern = parse(&post(&app, "tools/list", json!({}), Some(ui())).await);
+    let by_name = |list: &Value, name: &str| {
+        list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .cloned()
+            .unwrap()
+    };
+    for name in [
+        "ask_okf",
+        "okf_get_context",
+        "ask_okf_manifest",
+        "okf_check_answer",
+    ] {
+        assert_eq!(by_name(&legacy, name), by_name(&modern, name), "{name}");
+        assert_eq!(by_name(&legacy, name)["_meta"]["ui"]["resourceUri"], VIEW);
+    }
+    // The view itself, the same bytes.
+    // (2026-07-28 results also carry resultType and caching fields of their revision.)
+    for (method, params, member) in [
+        ("resources/list", json!({}), "resources"),
+        ("resources/read", json!({"uri": VIEW}), "contents"),
+    ] {
+        let legacy = parse(&post(&app, method, params.clone(), None).await);
+        let modern = parse(&post(&app, method, params, Some(ui())).await);
+        assert!(legacy["error"].is_null(), "{method}: {legacy}");
+        assert!(legacy["result"][member].is_array(), "{method}: {legacy}");
+        assert_eq!(
+            legacy["result"][member], modern["result"][member],
+            "{method}"
+        );
+    }
+    // The view's app-only reads run when the view calls them by name.
+    let question = json!({"bundle": "example", "question": "How do I borrow books?"});
+    let first = parse(
+        &post(
+            &app,
+            "tools/call",
+            json!({"name": "ask_okf_manifest", "arguments": question.clone()}),
+            None,
+        )
+        .await,
+    );
+    let mut args = question;
+    args["context_id"] = first["result"]["structuredContent"]["context_id"].clone();
+    args["offset"] = json!(1);
+    let page = parse(
+        &post(
+            &app,
+            "tools/call",
+            json!({"name": "okf_view_catalogue", "arguments": args}),
+            None,
+        )
+        .await,
+    );
+    assert_eq!(
+        page["result"]["structuredContent"]["delivery"]["offset"], 1,
+        "{page}"
+    );
+}
+
+#[tokio::test]
+async fn a_2025_11_25_client_without_the_extension_sees_no_app_only_tool() {
+    let app = router(service(), HttpConfig::loopback(80));
+    let init = parse(&post(&app, "initialize", initialize(json!({})), None).await);
+    assert_eq!(init["result"]["capabilities"], json!({"tools": {}}));
+    let legacy = names(&parse(&post(&app, "tools/list", json!({}), None).await));
+    let plain = names(&parse(
+        &post(&app, "tools/list", json!({}), Some(json!({}))).await,
+    ));
+    assert_eq!(legacy, plain, "the model's tools, and no app-only tool");
+    assert!(!legacy.iter().any(|n| APP_ONLY.contains(&n.as_str())));
+    // A 2026-07-28 client that declares it gets the app-only tools, which its host keeps
+    // from the model.
+    let apps = names(&parse(
+        &post(&app, "tools/list", json!({}), Some(ui())).await,
+    ));
+    assert!(APP_ONLY.iter().all(|n| apps.iter().any(|a| a == n)));
 }

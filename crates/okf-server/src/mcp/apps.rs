@@ -6,9 +6,12 @@
 //! unknown methods. A client that declares it in a request's `_meta` client capabilities
 //! (every request of the 2026-07-28 revision carries them) also gets the extension and the
 //! resources capability in `server/discover`, `_meta.ui.resourceUri` on the tools whose
-//! results are packages, and the view. The server keeps no session, so a legacy-era client
-//! that declares the extension only in `initialize` could not be recognised on its next
-//! request: `initialize` never offers it (DEVIATIONS M11).
+//! results are packages, and the view. A 2025-11-25 client declares the extension once, in
+//! `initialize`, whose result then offers it; the server keeps no session, so its later
+//! requests (which carry no capabilities) are served by what they ask for: `_meta.ui` on the
+//! view tools, the view, and the app-only tools called by name, while `tools/list` lists no
+//! app-only tool, so a legacy host without the extension never shows one to its model
+//! (DEVIATIONS M11).
 //!
 //! The view is one self-contained HTML document: the page's own modules (`dom.js`,
 //! `graph.js`, `render.js`) and the view's entry (`mcp-app.js`), joined into one classic
@@ -127,9 +130,39 @@ pub fn declare(capabilities: &mut ServerCapabilities) {
     }
 }
 
-/// `tools` with `_meta.ui.resourceUri` on the tools whose results the view draws, then the
-/// app-only tools [`APP_TOOLS`] (each only where the tool it runs is listed).
-pub fn with_views(tools: &[Tool]) -> Vec<Tool> {
+/// What one request gets of the views.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Views {
+    /// The request declares the extension (2026-07-28, per request): everything.
+    Declared,
+    /// A 2025-11-25 request, which carries no capabilities (the client declared them, or not,
+    /// at `initialize`, and the server keeps no session): `_meta.ui` on the view tools, the
+    /// view, and the app-only tools when called by name, but no app-only tool listed.
+    Legacy,
+    /// The request declares capabilities without the extension: nothing of it.
+    Undeclared,
+}
+
+impl Views {
+    /// What a request with these per-request capabilities (`None`: a request of the legacy
+    /// revision, which has none) gets.
+    pub fn of(capabilities: Option<&ClientCapabilities>) -> Self {
+        match capabilities {
+            None => Views::Legacy,
+            Some(c) if declared(Some(c)) => Views::Declared,
+            Some(_) => Views::Undeclared,
+        }
+    }
+
+    /// Whether the view (`resources/*`) and the app-only tools (by name) are served.
+    pub fn served(self) -> bool {
+        self != Views::Undeclared
+    }
+}
+
+/// `tools` with `_meta.ui.resourceUri` on the tools whose results the view draws, then, when
+/// `app_only`, the app-only tools [`APP_TOOLS`] (each only where the tool it runs is listed).
+pub fn with_views(tools: &[Tool], app_only: bool) -> Vec<Tool> {
     let app_tools = APP_TOOLS.iter().filter_map(|app| {
         let mut tool = tools.iter().find(|t| t.name == app.runs)?.clone();
         tool.name = app.name.into();
@@ -155,7 +188,7 @@ pub fn with_views(tools: &[Tool]) -> Vec<Tool> {
             }
             tool
         })
-        .chain(app_tools)
+        .chain(app_tools.filter(|_| app_only))
         .collect::<Vec<_>>()
 }
 

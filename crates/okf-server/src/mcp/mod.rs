@@ -24,9 +24,10 @@ use okf_api::receipt::RECEIPT_META_KEY;
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
@@ -46,6 +47,15 @@ fn caller_of(context: &RequestContext<RoleServer>) -> Caller {
         .get::<http::request::Parts>()
         .and_then(|p| p.extensions.get::<Caller>().cloned())
         .unwrap_or_default()
+}
+
+/// What this request gets of the MCP Apps views: a request with no per-request metadata is
+/// of the 2025-11-25 revision, whose capabilities were declared at `initialize`.
+fn views(context: &RequestContext<RoleServer>) -> apps::Views {
+    match context.meta.protocol_version() {
+        None => apps::Views::Legacy,
+        Some(_) => apps::Views::of(Some(&context.client_capabilities().unwrap_or_default())),
+    }
 }
 
 /// The name the conformance suite gives its JSON Schema 2020-12 fixture tool.
@@ -218,6 +228,21 @@ impl ServerHandler for OkfMcp {
         .with_instructions(INSTRUCTIONS)
     }
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        // A 2025-11-25 host declares the extension here, once; the result offers it back.
+        let declared = apps::declared(Some(&request.capabilities));
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        if declared {
+            apps::declare(&mut result.capabilities);
+        }
+        Ok(result)
+    }
+
     async fn discover(
         &self,
         context: RequestContext<RoleServer>,
@@ -238,13 +263,11 @@ impl ServerHandler for OkfMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let tools = self.tools(&caller_of(&context));
-        Ok(ListToolsResult::with_all_items(
-            if apps::declared(context.client_capabilities().as_ref()) {
-                apps::with_views(&tools)
-            } else {
-                tools.to_vec()
-            },
-        ))
+        Ok(ListToolsResult::with_all_items(match views(&context) {
+            apps::Views::Declared => apps::with_views(&tools, true),
+            apps::Views::Legacy => apps::with_views(&tools, false),
+            apps::Views::Undeclared => tools.to_vec(),
+        }))
     }
 
     async fn list_prompts(
@@ -276,7 +299,7 @@ impl ServerHandler for OkfMcp {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        if !apps::declared(context.client_capabilities().as_ref()) {
+        if !views(&context).served() {
             return Err(ErrorData::method_not_found::<
                 rmcp::model::ListResourcesRequestMethod,
             >());
@@ -289,7 +312,7 @@ impl ServerHandler for OkfMcp {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        if !apps::declared(context.client_capabilities().as_ref()) {
+        if !views(&context).served() {
             return Err(ErrorData::method_not_found::<
                 rmcp::model::ReadResourceRequestMethod,
             >());
@@ -333,9 +356,9 @@ impl ServerHandler for OkfMcp {
                 |host| format!("http://{host}"),
             );
         // The view's app-only tools are model tools under names of their own, for clients
-        // that declare the extension only.
+        // that declare the extension, and for 2025-11-25 requests (which cannot say).
         let name = match apps::runs(&name) {
-            Some(runs) if apps::declared(context.client_capabilities().as_ref()) => runs.to_owned(),
+            Some(runs) if views(&context).served() => runs.to_owned(),
             _ => name,
         };
         // An unknown tool is a protocol error (MCP tools: "Error Handling"), not a tool result.

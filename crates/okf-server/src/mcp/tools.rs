@@ -396,7 +396,7 @@ pub(super) fn build_tools(registry: &Registry, conformance_fixture: bool) -> Arc
             let tool = Tool::new(
                 spec.name,
                 spec.description,
-                object((spec.input_schema)(&served)),
+                object(spec.input_schema_for(&served)),
             )
             .with_title(spec.title)
             .with_annotations(read_only())
