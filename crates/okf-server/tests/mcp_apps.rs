@@ -108,7 +108,7 @@ async fn without_the_extension_every_result_is_the_servers_without_views() {
         let init = parse(&post(&app, "initialize", initialize(capabilities.clone()), None).await);
         assert_eq!(
             init["result"]["capabilities"],
-            json!({"tools": {}}),
+            json!({"tools": {}, "prompts": {}}),
             "the capabilities of the server without views"
         );
         let discover = parse(
@@ -122,7 +122,7 @@ async fn without_the_extension_every_result_is_the_servers_without_views() {
         );
         assert_eq!(
             discover["result"]["capabilities"],
-            json!({"tools": {}}),
+            json!({"tools": {}, "prompts": {}}),
             "{discover}"
         );
         for (method, params) in [
@@ -354,7 +354,10 @@ async fn a_2025_11_25_client_declaring_the_extension_at_initialize_gets_the_same
 async fn a_2025_11_25_client_without_the_extension_sees_no_app_only_tool() {
     let app = router(service(), HttpConfig::loopback(80));
     let init = parse(&post(&app, "initialize", initialize(json!({})), None).await);
-    assert_eq!(init["result"]["capabilities"], json!({"tools": {}}));
+    assert_eq!(
+        init["result"]["capabilities"],
+        json!({"tools": {}, "prompts": {}})
+    );
     let legacy = names(&parse(&post(&app, "tools/list", json!({}), None).await));
     let plain = names(&parse(
         &post(&app, "tools/list", json!({}), Some(json!({}))).await,

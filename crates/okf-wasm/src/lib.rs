@@ -74,9 +74,9 @@ impl WasmError {
                 "invalid_index"
             }
             WasmError::Engine(e) => e.code(),
-            WasmError::Brief(okf_brief::BriefError::Budget { .. } | okf_brief::BriefError::TooSmall { .. }) => {
-                "invalid_request"
-            }
+            WasmError::Brief(
+                okf_brief::BriefError::Budget { .. } | okf_brief::BriefError::TooSmall { .. },
+            ) => "invalid_request",
             WasmError::Brief(_) => "invalid_package",
         }
     }
@@ -88,9 +88,9 @@ impl WasmError {
             WasmError::NoIndex => None,
             WasmError::BindingMismatch { .. } => Some("binding.index_sha256".into()),
             WasmError::Engine(e) => e.field(),
-            WasmError::Brief(okf_brief::BriefError::Budget { .. } | okf_brief::BriefError::TooSmall { .. }) => {
-                Some("max_chars".into())
-            }
+            WasmError::Brief(
+                okf_brief::BriefError::Budget { .. } | okf_brief::BriefError::TooSmall { .. },
+            ) => Some("max_chars".into()),
             WasmError::Brief(okf_brief::BriefError::Field { field, .. }) => Some(field.clone()),
             WasmError::Brief(_) => Some("package".into()),
         }

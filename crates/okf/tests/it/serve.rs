@@ -322,8 +322,11 @@ fn bundles_health_and_schemas_are_published_and_valid() {
     assert_eq!(refused.status, 503);
     let ok = server.ask(&json!({"bundle": "okf-dwp", "question": "A claimant is imprisoned.", "as_of": "2026-10-01"}));
     assert_eq!(ok.status, 200);
+    // A date before every held version gets the default version's package, which says so.
     let too_early = server.ask(&json!({"bundle": "okf-dwp", "question": "A claimant is imprisoned.", "as_of": "2026-01-01"}));
-    assert_eq!(too_early.status, 404);
+    assert_eq!(too_early.status, 200);
+    assert_eq!(too_early.json()["evidence_status"], "insufficient");
+    assert!(too_early.text().contains("question_date_outside_versions"));
 
     for name in [
         "package",
