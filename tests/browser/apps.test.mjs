@@ -131,7 +131,9 @@ for (const [name, getBrowser, theme] of [
     const first = pkg.selected.find((s) => String(s.record?.text ?? '').length > 0);
     const record = shown.frame.locator(`details.record[data-id="${first.record.id}"]`).first();
     await openIn(frame, first.record.id);
-    await record.locator('button.read-exact').click();
+    // Dispatched on the button itself: the host resizes the frame as the view grows, so a click
+    // at screen coordinates can land beside it.
+    await record.locator('button.read-exact').dispatchEvent('click');
     const exact = record.locator('pre.exact-text');
     await exact.waitFor({ state: 'visible' });
     assert.equal(await exact.textContent(), first.record.text);

@@ -82,6 +82,17 @@ function validArguments(bundle) {
   });
 }
 
+/** `plain` with every property of `schema` present, the ones it does not give null (recursively for objects it gives). */
+function strictArguments(schema, plain) {
+  const out = {};
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    const value = plain?.[name];
+    const objectSchema = property.type === 'object' ? property : property.anyOf?.find((s) => s.type === 'object');
+    out[name] = value === undefined ? null : objectSchema && value && typeof value === 'object' && !Array.isArray(value) && objectSchema.properties ? strictArguments(objectSchema, value) : value;
+  }
+  return out;
+}
+
 /**
  * Arguments for every tool, in call order; `ctx` carries what earlier calls returned
  * (the context_id and a selected record id from ask_okf).
@@ -202,6 +213,8 @@ for (const served of BUNDLES) {
         const { tools } = await client.listTools();
         const args = validArguments(served.bundle);
         assert.deepEqual(tools.map((t) => t.name).filter((n) => !(n in args)), []);
+        // What a strict function-calling client sends: every property, the unused ones null.
+        for (const tool of tools) args[tool.name] = strictArguments(tool.inputSchema, args[tool.name]);
         for (const Provider of [AjvV1, AjvV2]) {
           for (const order of [tools, [...tools].reverse()]) {
             const shared = new Provider();
@@ -235,12 +248,12 @@ for (const served of BUNDLES) {
           const ask = tools.find((t) => t.name === 'ask_okf');
           assert.deepEqual(ask.inputSchema.properties.bundle.enum, [served.bundle]);
           assert.ok(ask.inputSchema.properties.bundle.description.includes(served.bundle));
-          // null: the strict function-calling spelling of the default version.
-          assert.deepEqual(ask.inputSchema.properties.version.enum, ['current', null]);
-          // SEP-1613 (the conformance scenario json-schema-2020-12, on our own tool): the
-          // 2020-12 keywords survive the listing; the published $defs, which the narrowed
-          // bundle enum no longer refers to, is not sent.
-          assert.equal(ask.inputSchema.$schema, 'https://json-schema.org/draft/2020-12/schema');
+          // Strict as served (OpenAI strict function calling): every property required, the
+          // optional ones nullable (null: the default version), no keyword outside the strict
+          // subset (`$schema`, `$defs`, `format`, lengths stay with the server's decoder).
+          assert.deepEqual(ask.inputSchema.properties.version.anyOf, [{ enum: ['current'], type: 'string' }, { type: 'null' }]);
+          assert.deepEqual([...ask.inputSchema.required].sort(), Object.keys(ask.inputSchema.properties).sort());
+          assert.equal(ask.inputSchema.$schema, undefined);
           assert.equal(ask.inputSchema.$defs, undefined);
           assert.equal(ask.inputSchema.additionalProperties, false);
 

@@ -95,9 +95,10 @@ const MAX_BYTES: Field = f(
     false,
     "Largest reply in bytes (2048-32768, default 4096).",
 );
+// The manifest's own limit: a longer id can name no admitted case.
 const CASE: Field = f(
     "case_id",
-    FieldType::Short(120),
+    FieldType::Short(crate::manifest::MAX_CASE_ID_CHARS),
     false,
     "Admitted question id, e.g. staff-001.",
 );

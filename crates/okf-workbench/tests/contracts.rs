@@ -394,3 +394,28 @@ fn s4_3_26_review_export_is_a_local_unreviewed_proposal_keeping_the_comment() {
     assert_eq!(v["authority"], "local-unreviewed-proposal");
     assert_eq!(v["context_id"], p["context_id"]);
 }
+
+#[test]
+fn every_case_id_field_has_the_manifests_one_limit() {
+    // A case id longer than the manifest admits can name no case; every tool that takes one
+    // says so with the same limit (the MCP tool over workbenches uses the same constant).
+    let limit = okf_workbench::manifest::MAX_CASE_ID_CHARS;
+    let mut seen = 0;
+    for tool in descriptors().as_array().unwrap() {
+        if let Some(case) = tool["inputSchema"]["properties"].get("case_id") {
+            assert_eq!(case["maxLength"], limit, "{}", tool["name"]);
+            seen += 1;
+        }
+    }
+    assert!(seen >= 2, "{seen} tools take a case_id");
+    let tool = TOOLS
+        .iter()
+        .find(|t| t.fields.iter().any(|f| f.name == "case_id"))
+        .unwrap();
+    let mut input = json!({"case_id": "q".repeat(limit + 1)});
+    for field in tool.fields.iter().filter(|f| f.required && f.name != "case_id") {
+        input[field.name] = json!("x");
+    }
+    let refused = validate(tool, &input);
+    assert!(refused.is_err_and(|e| e.contains("case_id")), "{input}");
+}
