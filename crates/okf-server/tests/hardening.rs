@@ -1410,3 +1410,30 @@ fn a_workbench_none_of_whose_packages_is_present_is_not_ready() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_catalogue_of_a_named_version_links_to_that_versions_package() {
+    let server = start(|_| {});
+    let ask = json!({"bundle": "example", "question": QUESTION, "version": "current", "as_of": "2026-12-01", "profile": "regimes"});
+    let package = server.ask(&ask);
+    assert_eq!(
+        package.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&package.body)
+    );
+    let mut replay = ask.clone();
+    replay["context_id"] = package.json()["context_id"].clone();
+    let page = server.request(
+        "POST",
+        "/api/catalogue",
+        &[("Content-Type", "application/json")],
+        replay.to_string().as_bytes(),
+    );
+    assert_eq!(page.status, 200, "{}", String::from_utf8_lossy(&page.body));
+    let link = page.json()["review_url"].as_str().unwrap().to_owned();
+    // Everything that chose the package is in the link, so the page shows the same package.
+    for part in ["version=current", "as_of=2026-12-01", "profile=regimes"] {
+        assert!(link.contains(part), "{part} is missing from {link}");
+    }
+}

@@ -413,7 +413,11 @@ fn every_case_id_field_has_the_manifests_one_limit() {
         .find(|t| t.fields.iter().any(|f| f.name == "case_id"))
         .unwrap();
     let mut input = json!({"case_id": "q".repeat(limit + 1)});
-    for field in tool.fields.iter().filter(|f| f.required && f.name != "case_id") {
+    for field in tool
+        .fields
+        .iter()
+        .filter(|f| f.required && f.name != "case_id")
+    {
         input[field.name] = json!("x");
     }
     let refused = validate(tool, &input);
