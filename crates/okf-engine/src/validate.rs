@@ -402,17 +402,21 @@ pub fn validate_document(
 
 /// The additive `parts` of a composed index: unique ids, and each concept record in at most
 /// one part (the narrowing of `parts.rs` needs one part per concept).
+/// The ids of the index's concept records.
+fn concept_ids(doc: &IndexDocument) -> HashSet<&str> {
+    doc.records
+        .iter()
+        .filter(|r| r.kind == RecordKind::Concept)
+        .map(|r| r.id.as_str())
+        .collect()
+}
+
 fn validate_parts(doc: &IndexDocument) -> Result<(), Error> {
     let Some(parts) = doc.parts.as_deref() else {
         return Ok(());
     };
     check_count("parts", parts, 1, 16)?;
-    let concepts: HashSet<&str> = doc
-        .records
-        .iter()
-        .filter(|r| r.kind == RecordKind::Concept)
-        .map(|r| r.id.as_str())
-        .collect();
+    let concepts = concept_ids(doc);
     let mut ids: HashSet<&str> = HashSet::new();
     let mut placed: HashSet<&str> = HashSet::new();
     for (i, p) in parts.iter().enumerate() {
@@ -561,12 +565,7 @@ fn validate_gaps_and_regimes(doc: &IndexDocument, records: &HashSet<&str>) -> Re
             return Err(fail(path.clone(), IndexRule::UnknownRegimeMember));
         }
     }
-    let concepts: HashSet<&str> = doc
-        .records
-        .iter()
-        .filter(|r| r.kind == RecordKind::Concept)
-        .map(|r| r.id.as_str())
-        .collect();
+    let concepts = concept_ids(doc);
     for (i, g) in gaps.iter().enumerate() {
         let Some(list) = g.concepts.as_deref() else {
             continue;

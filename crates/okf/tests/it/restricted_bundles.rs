@@ -110,6 +110,25 @@ fn registry(dir: &std::path::Path, issuer: &str, jwks_uri: &str, restricted: boo
     path.to_string_lossy().into_owned()
 }
 
+/// The restricted registry of [`registry`] (issuer `https://idp.example`, keys served by the
+/// returned listener) with its text changed by `edit`: the directory, the listener, the path.
+fn edited_registry(
+    name: &str,
+    edit: impl FnOnce(String) -> String,
+) -> (std::path::PathBuf, Listener, String) {
+    let dir = temp_dir(name);
+    let keys = listen(jwks());
+    let path = registry(
+        &dir,
+        "https://idp.example",
+        &format!("{}/jwks", keys.url),
+        true,
+    );
+    let text = edit(std::fs::read_to_string(&path).unwrap());
+    std::fs::write(&path, text).unwrap();
+    (dir, keys, path)
+}
+
 fn ask_with(server: &Server, bearer: Option<&str>, body: &Value) -> Response {
     let bearer = bearer.map(|t| format!("Bearer {t}"));
     let mut headers = vec![("Content-Type", "application/json")];
@@ -495,20 +514,13 @@ fn every_bad_token_is_refused_as_rfc_6750_says_counted_by_reason_and_never_logge
 
 #[test]
 fn an_mcp_endpoint_that_requires_a_token_answers_401_with_the_resource_metadata() {
-    let dir = temp_dir("restricted-mcp");
-    let keys = listen(jwks());
-    let path = registry(
-        &dir,
-        "https://idp.example",
-        &format!("{}/jwks", keys.url),
-        true,
-    );
-    let text = std::fs::read_to_string(&path).unwrap().replacen(
-        &format!("resource = \"{RESOURCE}\"\n"),
-        &format!("resource = \"{RESOURCE}\"\nmcp_requires_token = true\n"),
-        1,
-    );
-    std::fs::write(&path, text).unwrap();
+    let (dir, _keys, path) = edited_registry("restricted-mcp", |text| {
+        text.replacen(
+            &format!("resource = \"{RESOURCE}\"\n"),
+            &format!("resource = \"{RESOURCE}\"\nmcp_requires_token = true\n"),
+            1,
+        )
+    });
     let server = Server::start(&["--registry", &path]);
     let refused = tools_list(&server, None);
     assert_eq!(refused.status, 401);
@@ -827,21 +839,14 @@ fn search_and_fetch_name_and_count_no_bundle_the_caller_may_not_see() {
 
 #[test]
 fn the_resource_metadata_is_served_where_the_challenge_says_whatever_the_resource_path() {
-    let dir = temp_dir("restricted-metadata-path");
-    let keys = listen(jwks());
-    let path = registry(
-        &dir,
-        "https://idp.example",
-        &format!("{}/jwks", keys.url),
-        true,
-    );
     let resource = "https://okf.example/okf/mcp";
-    let text = std::fs::read_to_string(&path).unwrap().replacen(
-        &format!("resource = \"{RESOURCE}\""),
-        &format!("resource = \"{resource}\""),
-        1,
-    );
-    std::fs::write(&path, text).unwrap();
+    let (dir, _keys, path) = edited_registry("restricted-metadata-path", |text| {
+        text.replacen(
+            &format!("resource = \"{RESOURCE}\""),
+            &format!("resource = \"{resource}\""),
+            1,
+        )
+    });
     let server = Server::start(&["--registry", &path]);
     let refused = ask_with(
         &server,
