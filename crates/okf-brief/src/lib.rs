@@ -20,9 +20,11 @@
 //!    before it ([`check_digest`]).
 //!
 //! **Budget.** Counted in characters (Unicode scalar values, `str::chars`), the whole text
-//! included. Records are included whole in order while the next one, plus the listing of all
-//! records still left out and the closing sections, fits; the first that does not stops the
-//! inclusion. If the fixed facts and the listing of every record do not fit, every list of the
+//! included. Records are chosen in rounds over the branches (each branch's first record not yet
+//! chosen, then each one's second, and so on), each while it, the listing of all records still
+//! left out and the closing sections fit; a record that does not fit ends its branch's turn.
+//! So every branch gets some exact text before any gets all of its own. The chosen records are
+//! written grouped by branch in package order. If the fixed facts and the listing of every record do not fit, every list of the
 //! brief is cut to its first N items (the largest N that fits) with "… and M more …"; if even
 //! N = 0 does not fit, [`render`] refuses with [`BriefError::TooSmall`].
 //!

@@ -989,62 +989,111 @@ pub(crate) fn body(p: &Package, max_chars: usize) -> Result<Body, BriefError> {
         });
     }
 
-    // Records whole, in order, while the next one still leaves room for the listing of the
-    // rest and the closing sections.
-    let mut records = String::new();
+    // Which records go in whole: in rounds over the groups (each branch's first record not yet
+    // chosen, then each one's second, …), so that every branch gets evidence before any gets
+    // all of it; a record goes in while it still leaves room for the listing of the rest and
+    // the closing sections. A record that does not fit ends its group's turn.
+    let mut chosen = vec![false; n];
+    let mut heading_paid = vec![false; groups.len()];
+    let mut blocked = vec![false; groups.len()];
     let mut used = head_chars + tail_chars;
+    let mut left_lines: usize = line_chars.iter().sum();
     let mut included = 0;
-    let mut shown: Vec<Option<usize>> = vec![None; n];
-    'groups: for (g, (heading, members, _)) in groups.iter().enumerate() {
-        let mut pending = heading.clone();
-        let mut pending_lines = false;
-        for &i in members {
-            if let Some(first) = shown[i] {
-                let _ = writeln!(
-                    pending,
-                    "- R{} · {}: whole text above, under {}.\n",
-                    i + 1,
-                    inline(&names.record(i).label),
-                    groups[first].2
-                );
-                pending_lines = true;
+    let mut picked: Vec<usize> = Vec::new();
+    let mut round = 0;
+    loop {
+        let mut added = false;
+        for (g, (heading, members, _)) in groups.iter().enumerate() {
+            if blocked[g] {
                 continue;
             }
-            let block = record_block(&names, i, &serves[i]);
-            let cost = chars(&pending) + chars(&block);
-            if used + cost + listing_chars(included + 1) > max_chars {
-                break 'groups;
+            let Some(&i) = members.iter().filter(|&&i| !chosen[i]).nth(0) else {
+                continue;
+            };
+            let position = order.iter().position(|&o| o == i).unwrap_or(0);
+            let mut cost = chars(&record_block(&names, i, &serves[i]));
+            if !heading_paid[g] {
+                cost += chars(heading);
             }
-            records.push_str(&pending);
-            records.push_str(&block);
-            pending.clear();
-            pending_lines = false;
+            let listing_after = chars(&listing_heading(n - included - 1, n))
+                + left_lines.saturating_sub(line_chars[position]);
+            if used + cost + listing_after > max_chars {
+                blocked[g] = true;
+                continue;
+            }
+            chosen[i] = true;
+            heading_paid[g] = true;
             used += cost;
+            left_lines = left_lines.saturating_sub(line_chars[position]);
             included += 1;
-            shown[i] = Some(g);
+            picked.push(i);
+            added = true;
         }
-        // Records of this branch already shown under an earlier one are named, not repeated.
-        if pending_lines {
-            let cost = chars(&pending);
-            if used + cost + listing_chars(included) > max_chars {
-                break;
-            }
-            records.push_str(&pending);
-            used += cost;
+        round += 1;
+        if !added || round > n {
+            break;
         }
     }
-    let mut text = head;
-    text.push_str(&records);
-    let (listed_text, listed) = listing(&names, &order[included..], None);
+    // Rendered grouped by branch; the lines naming records shown under an earlier branch were
+    // not counted above, so drop the last chosen record until the whole fits.
+    loop {
+        let (text, left) = records_text(&names, &groups, &serves, &order, &chosen, &head, &tail);
+        if chars(&text) + DIGEST_LINE_CHARS <= max_chars || picked.is_empty() {
+            return Ok(Body {
+                text,
+                records_in_full: n - left,
+                records_listed: left,
+                records_counted: 0,
+                lists_shortened: false,
+            });
+        }
+        if let Some(last) = picked.pop() {
+            chosen[last] = false;
+        }
+    }
+}
+
+/// The brief's text with the `chosen` records whole, grouped by branch (a record already shown
+/// under an earlier branch named there), the others listed; and how many were listed.
+fn records_text(
+    names: &Names,
+    groups: &[(String, Vec<usize>, String)],
+    serves: &[Vec<usize>],
+    order: &[usize],
+    chosen: &[bool],
+    head: &str,
+    tail: &str,
+) -> (String, usize) {
+    let mut text = head.to_owned();
+    let mut shown: Vec<Option<usize>> = vec![None; chosen.len()];
+    for (g, (heading, members, _)) in groups.iter().enumerate() {
+        if !members.iter().any(|&i| chosen[i]) {
+            continue;
+        }
+        text.push_str(heading);
+        for &i in members.iter().filter(|&&i| chosen[i]) {
+            match shown[i] {
+                Some(first) => {
+                    let _ = writeln!(
+                        text,
+                        "- R{} · {}: whole text above, under {}.\n",
+                        i + 1,
+                        inline(&names.record(i).label),
+                        groups[first].2
+                    );
+                }
+                None => {
+                    text.push_str(&record_block(names, i, &serves[i]));
+                    shown[i] = Some(g);
+                }
+            }
+        }
+    }
+    let left: Vec<usize> = order.iter().copied().filter(|&i| !chosen[i]).collect();
+    let (listed_text, listed) = listing(names, &left, None);
     text.push_str(&listed_text);
-    text.push_str(&tail);
-    Ok(Body {
-        text,
-        records_in_full: included,
-        records_listed: listed,
-        records_counted: 0,
-        lists_shortened: false,
-    })
+    text.push_str(tail);
+    (text, listed)
 }
 
 #[cfg(test)]
