@@ -1007,7 +1007,7 @@ pub(crate) fn body(p: &Package, max_chars: usize) -> Result<Body, BriefError> {
             if blocked[g] {
                 continue;
             }
-            let Some(&i) = members.iter().filter(|&&i| !chosen[i]).nth(0) else {
+            let Some(&i) = members.iter().find(|&&i| !chosen[i]) else {
                 continue;
             };
             let position = order.iter().position(|&o| o == i).unwrap_or(0);
