@@ -39,7 +39,7 @@ pub(crate) struct Keys {
     issuer: String,
     uri: String,
     state: Mutex<State>,
-    /// Fetches started so far (for `/metrics` and the tests' accounting).
+    /// Fetches started so far (a reload's prefetch skips issuers whose keys it already has).
     fetches: AtomicU64,
 }
 

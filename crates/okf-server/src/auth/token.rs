@@ -179,14 +179,6 @@ impl Verifier {
         Ok(())
     }
 
-    /// Key fetches started so far, per issuer id (declaration order).
-    pub fn key_fetches(&self) -> Vec<(String, u64)> {
-        self.keys
-            .iter()
-            .map(|k| (k.issuer().to_owned(), k.fetches()))
-            .collect()
-    }
-
     /// Checks a token and returns what it grants. May wait for one fetch of the issuer's
     /// keys (bounded; never more than one in flight per issuer); the signature check itself
     /// runs on the blocking pool.

@@ -114,15 +114,14 @@ fn unauthorized(refused: &Refused, metadata_url: &str, is_mcp: bool) -> Response
         None => format!("Bearer resource_metadata=\"{metadata_url}\""),
     };
     let code = error.unwrap_or("missing_token");
-    let status = StatusCode::UNAUTHORIZED;
     if !is_mcp {
-        return ApiError::new(status, code, description)
+        return ApiError::new(StatusCode::UNAUTHORIZED, code, description)
             .challenge(challenge)
             .into_response();
     }
     let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": format!("{code}: {description}")}});
     let mut response = (
-        status,
+        StatusCode::UNAUTHORIZED,
         [(header::CONTENT_TYPE, "application/json")],
         body.to_string(),
     )
