@@ -5,6 +5,7 @@
 
 import { ApiError, ask, catalogue, checkAnswer, explainView, getContext, listBundles, readEvidence } from './api.js';
 import { clear, el, readableDate, readableDays } from './dom.js';
+import { CONTRACT } from './contract.js';
 import { renderPackage } from './render.js';
 import { ArgumentError, BUDGET_DEFAULTS, BUDGET_LIMITS, MAX_QUESTION, checkBuildArgs, checkExplainArgs, checkManifestArgs, checkReadArgs } from './validate.js';
 import { registerPageTools } from './webmcp.js';
@@ -213,7 +214,7 @@ function showError(e) {
       title = 'The server is busy (rate limited)';
       const seconds = e.retryAfter ?? 1;
       detail = `Too many requests right now. Try again in ${seconds} second${seconds === 1 ? '' : 's'}. (${e.message})`;
-    } else if (e.code === 'unknown_bundle') {
+    } else if (e.code === CONTRACT.error_codes.unknown_bundle) {
       title = 'Unknown bundle';
     } else if (e.code === 'invalid_question') {
       title = 'The question was not accepted';
@@ -372,7 +373,7 @@ async function assemble(body, where, signal) {
   }
   const version = body.version ?? defaultVersions.get(body.bundle);
   if (version === undefined) {
-    throw new ApiError({ status: 0, code: 'unknown_bundle', field: 'bundle', message: `bundle ${JSON.stringify(body.bundle)} is not served here; GET /api/bundles lists the served bundles` });
+    throw new ApiError({ status: 0, code: CONTRACT.error_codes.unknown_bundle, field: 'bundle', message: `bundle ${JSON.stringify(body.bundle)} is not served here; GET /api/bundles lists the served bundles` });
   }
   const listed = (bundleVersions.get(body.bundle) ?? []).find((v) => v.name === version);
   const regimeProfile = body.profile === 'regimes' || listed?.package_profile === 'regimes';

@@ -11,6 +11,47 @@ const freeze = (value) => {
 };
 
 export const CONTRACT = freeze({
+  "error_codes": {
+    "absolute_target": "absolute_target",
+    "bad_request": "bad_request",
+    "binding_mismatch": "binding_mismatch",
+    "body_too_large": "body_too_large",
+    "bundle_unavailable": "bundle_unavailable",
+    "context_not_retained": "context_not_retained",
+    "corpus_unavailable": "corpus_unavailable",
+    "duplicate_header": "duplicate_header",
+    "error": "error",
+    "headers_too_large": "headers_too_large",
+    "host_not_allowed": "host_not_allowed",
+    "insufficient_scope": "insufficient_scope",
+    "internal": "internal",
+    "invalid_index": "invalid_index",
+    "invalid_input": "invalid_input",
+    "invalid_json": "invalid_json",
+    "invalid_manifest": "invalid_manifest",
+    "invalid_package": "invalid_package",
+    "invalid_request": "invalid_request",
+    "invalid_token": "invalid_token",
+    "malformed_body": "malformed_body",
+    "method_not_allowed": "method_not_allowed",
+    "missing_token": "missing_token",
+    "no_index": "no_index",
+    "not_acceptable": "not_acceptable",
+    "not_found": "not_found",
+    "not_ready": "not_ready",
+    "origin_not_allowed": "origin_not_allowed",
+    "rate_limited": "rate_limited",
+    "request_timeout": "request_timeout",
+    "transfer_coding_not_implemented": "transfer_coding_not_implemented",
+    "unknown_bundle": "unknown_bundle",
+    "unknown_case": "unknown_case",
+    "unknown_ticket": "unknown_ticket",
+    "unknown_version": "unknown_version",
+    "unknown_workbench": "unknown_workbench",
+    "unsupported_media_type": "unsupported_media_type",
+    "uri_too_long": "uri_too_long",
+    "workbench_file_unverified": "workbench_file_unverified"
+  },
   "limits": {
     "budget": [
       [

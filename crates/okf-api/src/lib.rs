@@ -7,6 +7,7 @@
 //! predicates ([`format`]). The adapters read them from here; `tests/adapters_agree.rs`
 //! fails when the page's JavaScript or a published schema states a rule differently.
 
+pub mod error;
 pub mod format;
 pub mod limits;
 pub mod receipt;

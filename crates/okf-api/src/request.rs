@@ -2,7 +2,10 @@
 //! duplicate keys, `null` as absent for optional fields, every error naming its field. The
 //! HTTP API, the MCP tools and the page decode with these and nothing else.
 
-use crate::format::{LOGICAL_ID_PATTERN, is_date, is_logical_id};
+use crate::error::ErrorCode;
+use crate::format::{LOGICAL_ID_PATTERN, RECORD_ID_RULE, is_date, is_logical_id, is_record_id};
+use crate::limits::{MAX_OFFSET, MIN_CATALOGUE_DELIVERY_BYTES};
+use okf_delivery::MAX_DELIVERY_BYTES;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -23,11 +26,12 @@ pub enum RequestError {
 }
 
 impl RequestError {
-    /// A stable machine-readable code: `invalid_request` or `invalid_json`.
-    pub fn code(&self) -> &'static str {
+    /// The code every adapter reports: [`ErrorCode::InvalidRequest`] or
+    /// [`ErrorCode::InvalidJson`].
+    pub fn code(&self) -> ErrorCode {
         match self {
-            RequestError::Invalid { .. } => "invalid_request",
-            RequestError::Json(_) => "invalid_json",
+            RequestError::Invalid { .. } => ErrorCode::InvalidRequest,
+            RequestError::Json(_) => ErrorCode::InvalidJson,
         }
     }
 
@@ -304,16 +308,52 @@ impl DeliveryFields {
     }
 }
 
+impl DeliveryFields {
+    /// `offset`: 0 when absent, at most [`MAX_OFFSET`].
+    fn offset(&mut self) -> Result<u64, RequestError> {
+        let offset = self.integer("offset")?.unwrap_or(0);
+        if offset > MAX_OFFSET {
+            return Err(invalid("offset", format!("must be 0-{MAX_OFFSET}")));
+        }
+        Ok(offset)
+    }
+
+    /// `record_id`, when given, in the record id format.
+    fn record_id(&mut self) -> Result<Option<String>, RequestError> {
+        let id = self.string("record_id")?;
+        if id.as_deref().is_some_and(|r| !is_record_id(r)) {
+            return Err(invalid("record_id", RECORD_ID_RULE));
+        }
+        Ok(id)
+    }
+}
+
 impl CatalogueArgs {
     /// Decodes arguments (closed: ask request fields plus context_id, offset, delivery_bytes).
     pub fn from_value(value: Value) -> Result<Self, RequestError> {
         let (ask, mut f) =
             DeliveryFields::split(value, &["context_id", "offset", "delivery_bytes"])?;
+        let context_id = f.string("context_id")?;
+        let offset = f.offset()?;
+        let delivery_bytes = f.integer("delivery_bytes")?;
+        let range = MIN_CATALOGUE_DELIVERY_BYTES..=MAX_DELIVERY_BYTES;
+        if delivery_bytes.is_some_and(|b| !range.contains(&b)) {
+            return Err(invalid(
+                "delivery_bytes",
+                format!("must be {MIN_CATALOGUE_DELIVERY_BYTES}-{MAX_DELIVERY_BYTES}"),
+            ));
+        }
+        if offset > 0 && context_id.is_none() {
+            return Err(invalid(
+                "context_id",
+                "a continuation page (offset > 0) needs the context_id of the first page",
+            ));
+        }
         Ok(CatalogueArgs {
             ask,
-            context_id: f.string("context_id")?,
-            offset: f.integer("offset")?.unwrap_or(0),
-            delivery_bytes: f.integer("delivery_bytes")?,
+            context_id,
+            offset,
+            delivery_bytes,
         })
     }
 }
@@ -340,8 +380,8 @@ impl ReadArgs {
             section: f
                 .string("section")?
                 .ok_or_else(|| invalid("section", "is required"))?,
-            record_id: f.string("record_id")?,
-            offset: f.integer("offset")?.unwrap_or(0),
+            record_id: f.record_id()?,
+            offset: f.offset()?,
             delivery_bytes: f.integer("delivery_bytes")?,
         })
     }

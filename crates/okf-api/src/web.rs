@@ -3,6 +3,7 @@
 //! page never restates a rule. `cargo run -p okf-api --example generate-contract`
 //! writes it; a test fails when the committed file is not what this module generates.
 
+use crate::error::ErrorCode;
 use crate::format::{CONTEXT_ID_PATTERN, DATE_PATTERN, LOGICAL_ID_PATTERN};
 use crate::limits::{MAX_OFFSET, MAX_RECORD_ID_CHARS, MIN_CATALOGUE_DELIVERY_BYTES};
 use crate::schemas::{
@@ -161,6 +162,7 @@ pub fn web_contract() -> Value {
             "read_delivery_bytes": [MIN_DELIVERY_BYTES, MAX_DELIVERY_BYTES],
         },
         "sections": sections,
+        "error_codes": ErrorCode::ALL.iter().map(|c| (c.as_str().to_owned(), json!(c.as_str()))).collect::<Map<_, _>>(),
         "page_tools": page_tools(),
     })
 }

@@ -153,3 +153,67 @@ fn the_served_ask_request_schema_is_the_generated_one() {
         serde_json::from_str(okf_api::schemas::text("ask-request.schema.json").unwrap()).unwrap();
     assert_eq!(served, okf_api::schemas::ask_request());
 }
+
+/// The adapters' sources, without their unit-test modules (tests pin the wire spelling).
+fn adapter_sources() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    let mut dirs: Vec<std::path::PathBuf> = [
+        "crates/okf-server/src",
+        "crates/okf-wasm/src",
+        "crates/okf/src",
+        "web",
+    ]
+    .iter()
+    .map(|d| root.join(d))
+    .collect();
+    while let Some(dir) = dirs.pop() {
+        let mut entries: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            let name = path.to_string_lossy().into_owned();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if (name.ends_with(".rs") || name.ends_with(".js"))
+                && !name.ends_with("contract.js")
+            {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let code = text
+                    .split("#[cfg(test)]")
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned();
+                files.push((name, code));
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn every_error_code_is_spelled_only_in_the_contract() {
+    let sources = adapter_sources();
+    assert!(sources.len() > 40, "the adapters' sources were not found");
+    let mut found = Vec::new();
+    for code in okf_api::error::ErrorCode::ALL {
+        // `error` is also the member every error body is wrapped in.
+        if *code == okf_api::error::ErrorCode::Other {
+            continue;
+        }
+        for quoted in [format!("\"{code}\""), format!("'{code}'")] {
+            for (file, text) in &sources {
+                if text.contains(&quoted) {
+                    found.push(format!("{file}: {quoted}"));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "error codes spelled outside okf-api (use okf_api::error::ErrorCode, or CONTRACT.error_codes in the page):\n{}",
+        found.join("\n")
+    );
+}

@@ -3,16 +3,17 @@
 use crate::error::{BudgetRule, Error};
 use serde_json::Value;
 
-/// Limits on one assembly. All four are inclusive upper bounds.
+/// Limits on one assembly. All four are inclusive upper bounds, each within its range in
+/// [`BUDGET_RANGES`], the one place the ranges are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Budget {
-    /// Most records that may be selected (1–200).
+    /// Most records that may be selected.
     pub max_nodes: u64,
-    /// Most relationships that may be held (1–1000).
+    /// Most relationships that may be held.
     pub max_relationships: u64,
-    /// Most hops from a seed (0–8).
+    /// Most hops from a seed.
     pub max_depth: u64,
-    /// Largest package in UTF-8 bytes (8192–524288).
+    /// Largest package in UTF-8 bytes.
     pub max_bytes: u64,
 }
 
@@ -22,7 +23,7 @@ impl Default for Budget {
             max_nodes: 64,
             max_relationships: 128,
             max_depth: 6,
-            max_bytes: 524_288,
+            max_bytes: Budget::MAX.max_bytes,
         }
     }
 }
@@ -38,10 +39,10 @@ pub const BUDGET_RANGES: [(&str, u64, u64); 4] = [
 impl Budget {
     /// The largest budget the engine accepts.
     pub const MAX: Budget = Budget {
-        max_nodes: 200,
-        max_relationships: 1000,
-        max_depth: 8,
-        max_bytes: 524_288,
+        max_nodes: BUDGET_RANGES[0].2,
+        max_relationships: BUDGET_RANGES[1].2,
+        max_depth: BUDGET_RANGES[2].2,
+        max_bytes: BUDGET_RANGES[3].2,
     };
 
     /// The four limits in [`BUDGET_RANGES`] order.

@@ -127,7 +127,8 @@ pub fn check_identity(package: &Value, computed: &PackageIdentity) -> Result<(),
             computed: computed.used_bytes,
         }));
     }
-    if declared.used_bytes > declared.max_bytes || declared.max_bytes > 524_288 {
+    if declared.used_bytes > declared.max_bytes || declared.max_bytes > crate::Budget::MAX.max_bytes
+    {
         return Err(Error::Package(PackageRule::OverBudget {
             used: declared.used_bytes,
             max: declared.max_bytes,

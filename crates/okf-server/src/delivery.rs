@@ -23,14 +23,6 @@ pub enum DeliveryFailure {
     /// The request does not decode (its ask fields or its delivery fields).
     #[error(transparent)]
     Request(#[from] RequestError),
-    /// A request field outside its range, checked before any assembly.
-    #[error("{field}: {message}")]
-    Invalid {
-        /// The field.
-        field: &'static str,
-        /// The rule it breaks.
-        message: String,
-    },
 }
 
 impl DeliveryFailure {
@@ -39,8 +31,7 @@ impl DeliveryFailure {
         match self {
             DeliveryFailure::Service(e) => e.code(),
             DeliveryFailure::Delivery(e) => e.code(),
-            DeliveryFailure::Request(e) => e.code(),
-            DeliveryFailure::Invalid { .. } => "invalid_request",
+            DeliveryFailure::Request(e) => e.code().as_str(),
         }
     }
 
@@ -50,15 +41,7 @@ impl DeliveryFailure {
             DeliveryFailure::Service(e) => e.field(),
             DeliveryFailure::Delivery(e) => e.field().map(str::to_owned),
             DeliveryFailure::Request(e) => Some(e.field().to_owned()),
-            DeliveryFailure::Invalid { field, .. } => Some((*field).to_owned()),
         }
-    }
-}
-
-fn invalid(field: &'static str, message: impl Into<String>) -> DeliveryFailure {
-    DeliveryFailure::Invalid {
-        field,
-        message: message.into(),
     }
 }
 
@@ -207,13 +190,6 @@ fn review_url(origin: &str, request: &AskRequest, budget: &Value) -> String {
     url
 }
 
-fn check_offset(offset: u64) -> Result<(), DeliveryFailure> {
-    if offset > MAX_OFFSET {
-        return Err(invalid("offset", format!("must be 0-{MAX_OFFSET}")));
-    }
-    Ok(())
-}
-
 /// One catalogue page of the replayed context, with `replay`, `replay_identity`,
 /// `review_url`, `response_bytes` and `response_limit`; the whole result fits
 /// `delivery_bytes` ([`okf_delivery::catalogue_with_extras`] sizes it).
@@ -223,25 +199,10 @@ pub fn catalogue(
     origin: &str,
     caller: &Caller,
 ) -> Result<Delivered, DeliveryFailure> {
+    // The decoder has checked the range, the offset and the continuation's context_id.
     let limit = args
         .delivery_bytes
         .unwrap_or(okf_delivery::DEFAULT_DELIVERY_BYTES);
-    if !(MIN_CATALOGUE_DELIVERY_BYTES..=okf_delivery::MAX_DELIVERY_BYTES).contains(&limit) {
-        return Err(invalid(
-            "delivery_bytes",
-            format!(
-                "must be {MIN_CATALOGUE_DELIVERY_BYTES}-{}",
-                okf_delivery::MAX_DELIVERY_BYTES
-            ),
-        ));
-    }
-    check_offset(args.offset)?;
-    if args.offset > 0 && args.context_id.is_none() {
-        return Err(invalid(
-            "context_id",
-            "a continuation page (offset > 0) needs the context_id of the first page",
-        ));
-    }
     let request = args.ask;
     let Replay {
         context,
@@ -274,7 +235,6 @@ pub fn read(
         args.delivery_bytes
             .unwrap_or(okf_delivery::DEFAULT_DELIVERY_BYTES),
     )?;
-    check_offset(args.offset)?;
     let section = Section::parse(&args.section)?;
     match (section, &args.record_id) {
         (Section::RecordText | Section::RecordMetadata, None) => {
@@ -284,13 +244,6 @@ pub fn read(
             return Err(DeliveryError::RecordIdNotAllowed(section.as_str()).into());
         }
         _ => {}
-    }
-    if args
-        .record_id
-        .as_ref()
-        .is_some_and(|r| !okf_api::format::is_record_id(r))
-    {
-        return Err(invalid("record_id", okf_api::format::RECORD_ID_RULE));
     }
     let request = args.ask;
     let Replay {

@@ -11,6 +11,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use okf_api::error::readiness;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
@@ -152,7 +153,7 @@ pub fn readiness(service: &Service) -> (bool, Value) {
     }));
     let ready = all_problems == 0 && !full.is_empty();
     let mut body = json!({
-        "status": if ready { "ready" } else { "not_ready" },
+        "status": if ready { readiness::READY } else { readiness::NOT_READY },
         "engine": okf_engine::ENGINE_ID,
         "bundles": registry.bundles.keys().collect::<Vec<_>>(),
         "corpora": registry.corpora.keys().collect::<Vec<_>>(),

@@ -16,6 +16,7 @@ use crate::delivery::{DeliveryFailure, permalink, replayed};
 use crate::registry::Registry;
 use crate::service::{AskRequest, Service};
 use okf_api::format::is_logical_id;
+use okf_api::request::RequestError;
 use okf_delivery::DeliveryError;
 use okf_delivery::search::ItemId;
 use serde_json::{Value, json};
@@ -52,6 +53,14 @@ fn split_query<'q>(registry: &Registry, query: &'q str) -> Query<'q> {
     }
 }
 
+/// A refusal of the search query, naming the `query` field.
+fn query_refused(message: String) -> DeliveryFailure {
+    DeliveryFailure::Request(RequestError::Invalid {
+        field: "query".to_owned(),
+        message,
+    })
+}
+
 /// The decoded request for `bundle` (and `version`, if named) and `question`, with the
 /// version serving it now pinned, so a later fetch replays that version or fails.
 fn request_for(
@@ -64,10 +73,7 @@ fn request_for(
 ) -> Result<AskRequest, DeliveryFailure> {
     let mut request =
         AskRequest::from_value(json!({"bundle": bundle, "version": version, "question": question}))
-            .map_err(|e| DeliveryFailure::Invalid {
-                field: "query",
-                message: e.to_string(),
-            })?;
+            .map_err(|e| query_refused(e.to_string()))?;
     if registry.bundles.contains_key(&request.bundle) {
         request.version = Some(service.version_name(&request, caller)?);
     }
@@ -83,13 +89,10 @@ fn requests_of(
     caller: &Caller,
 ) -> Result<Vec<AskRequest>, DeliveryFailure> {
     if query.chars().count() > okf_api::limits::MAX_SEARCH_QUERY_CHARS {
-        return Err(DeliveryFailure::Invalid {
-            field: "query",
-            message: format!(
-                "is longer than {} characters",
-                okf_api::limits::MAX_SEARCH_QUERY_CHARS
-            ),
-        });
+        return Err(query_refused(format!(
+            "is longer than {} characters",
+            okf_api::limits::MAX_SEARCH_QUERY_CHARS
+        )));
     }
     let registry = service.registry_for(caller);
     let Query {

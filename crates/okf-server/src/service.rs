@@ -5,6 +5,7 @@
 use crate::auth::Caller;
 use crate::execution::Started;
 use crate::registry::{BundleEntry, LoadedVersion, Registry};
+use okf_api::error::ErrorCode;
 use okf_api::format::{LOGICAL_ID_PATTERN, is_logical_id};
 use okf_engine::{
     AsOf, AssembleOptions, Assembled, Budget, OutsideVersions, ReplayInputs, assemble_with_options,
@@ -90,17 +91,29 @@ pub enum ServiceError {
 impl ServiceError {
     /// A stable machine-readable code.
     pub fn code(&self) -> &'static str {
-        match self {
-            ServiceError::InvalidRequest { .. } => "invalid_request",
-            ServiceError::InvalidJson(_) => "invalid_json",
-            ServiceError::UnknownBundle { .. } => "unknown_bundle",
-            ServiceError::UnknownVersion { .. } => "unknown_version",
-            ServiceError::Unavailable { .. } => "bundle_unavailable",
-            ServiceError::CorpusUnavailable { .. } => "corpus_unavailable",
-            ServiceError::Engine(e) => e.code(),
-            ServiceError::ContextNotRetained(_) => "context_not_retained",
-            ServiceError::InsufficientScope { .. } => "insufficient_scope",
-        }
+        self.classify()
+            .map_or_else(okf_engine::Error::code, ErrorCode::as_str)
+    }
+
+    /// The service's own code for the refusal, or the engine error that decides it.
+    fn classify(&self) -> Result<ErrorCode, &okf_engine::Error> {
+        Ok(match self {
+            ServiceError::InvalidRequest { .. } => ErrorCode::InvalidRequest,
+            ServiceError::InvalidJson(_) => ErrorCode::InvalidJson,
+            ServiceError::UnknownBundle { .. } => ErrorCode::UnknownBundle,
+            ServiceError::UnknownVersion { .. } => ErrorCode::UnknownVersion,
+            ServiceError::Unavailable { .. } => ErrorCode::BundleUnavailable,
+            ServiceError::CorpusUnavailable { .. } => ErrorCode::CorpusUnavailable,
+            ServiceError::ContextNotRetained(_) => ErrorCode::ContextNotRetained,
+            ServiceError::InsufficientScope { .. } => ErrorCode::InsufficientScope,
+            ServiceError::Engine(e) => return Err(e),
+        })
+    }
+
+    /// The HTTP status the refusal is sent with: its code's, and 400 for the engine's
+    /// refusals of a question or budget.
+    pub fn http_status(&self) -> u16 {
+        self.classify().map_or(400, ErrorCode::http_status)
     }
 
     /// The request field at fault, where there is one.

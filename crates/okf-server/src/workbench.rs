@@ -6,6 +6,7 @@
 //! declares. Requests never name a URL, and nothing is fetched from one.
 
 use crate::refusal::Refusal;
+use okf_api::error::{ErrorCode, readiness};
 use okf_corpus::source::DirSource;
 use okf_corpus::{CorpusSource, SourceError};
 use okf_workbench::manifest::{self, MAX_MANIFEST_BYTES, MAX_PACKAGE_BYTES, MAX_PART_BYTES};
@@ -268,7 +269,11 @@ pub fn listing(entries: &BTreeMap<String, WorkbenchEntry>) -> Value {
             };
             if let Value::Object(map) = &mut row {
                 let not_ready = e.not_ready();
-                let state = if not_ready.is_some() { "not_ready" } else { "ready" };
+                let state = if not_ready.is_some() {
+                    readiness::NOT_READY
+                } else {
+                    readiness::READY
+                };
                 map.insert("state".into(), json!(state));
                 // A refused entry already says why under `error`.
                 if let (Ok(_), Some(reason)) = (&e.state, not_ready) {
@@ -333,7 +338,7 @@ pub fn case_view(
         .get(id)
         .and_then(|e| e.state.as_ref().ok())
         .ok_or_else(|| CaseError {
-            code: "unknown_workbench",
+            code: ErrorCode::UnknownWorkbench.as_str(),
             field: "workbench",
             message: format!("no admitted workbench {id:?}"),
         })?;
@@ -347,7 +352,7 @@ pub fn case_view(
         None => (Value::Null, Value::Null),
         Some(case_id) => {
             let case = m.case(case_id).ok_or_else(|| CaseError {
-                code: "unknown_case",
+                code: ErrorCode::UnknownCase.as_str(),
                 field: "case_id",
                 message: format!("{case_id:?} is not a case of workbench {id:?}"),
             })?;

@@ -21,6 +21,7 @@
 //!
 //! The safe logic lives in [`Module`]; the `ffi` module only exports it.
 
+use okf_api::error::ErrorCode;
 use okf_engine::{
     AsOf, AssembleOptions, Assembled, Binding, Budget, ContextIndex, assemble_with_options,
     canonical::sha256_hex,
@@ -67,17 +68,17 @@ impl WasmError {
     /// The machine-readable code, the same as the HTTP API's for the same refusal.
     pub fn code(&self) -> &'static str {
         match self {
-            WasmError::Request { .. } => "invalid_request",
-            WasmError::NoIndex => "no_index",
-            WasmError::BindingMismatch { .. } => "binding_mismatch",
+            WasmError::Request { .. } => ErrorCode::InvalidRequest.as_str(),
+            WasmError::NoIndex => ErrorCode::NoIndex.as_str(),
+            WasmError::BindingMismatch { .. } => ErrorCode::BindingMismatch.as_str(),
             WasmError::Engine(okf_engine::Error::Index { .. } | okf_engine::Error::Json { .. }) => {
-                "invalid_index"
+                ErrorCode::InvalidIndex.as_str()
             }
             WasmError::Engine(e) => e.code(),
             WasmError::Brief(
                 okf_brief::BriefError::Budget { .. } | okf_brief::BriefError::TooSmall { .. },
-            ) => "invalid_request",
-            WasmError::Brief(_) => "invalid_package",
+            ) => ErrorCode::InvalidRequest.as_str(),
+            WasmError::Brief(_) => ErrorCode::InvalidPackage.as_str(),
         }
     }
 
@@ -102,15 +103,9 @@ impl WasmError {
     }
 }
 
-/// `{"error":{"code","message","field"?}}`: the error shape of every export.
+/// `{"error":{"code","message","field"?}}`: the error shape of every export, the HTTP API's.
 fn error_json(code: &str, message: &str, field: Option<&str>) -> String {
-    let mut error = serde_json::Map::new();
-    error.insert("code".into(), Value::from(code));
-    error.insert("message".into(), Value::from(message));
-    if let Some(field) = field {
-        error.insert("field".into(), Value::from(field));
-    }
-    serde_json::json!({ "error": error }).to_string()
+    okf_api::error::error_body(code, message, field).to_string()
 }
 
 /// What `okf_load_index` reports about the loaded index.
@@ -358,7 +353,7 @@ impl Module {
                     WorkbenchCallError::Request { field, .. } => Some(*field),
                     _ => None,
                 };
-                self.output = error_json(e.code(), &e.to_string(), field).into_bytes();
+                self.output = error_json(e.code().as_str(), &e.to_string(), field).into_bytes();
                 1
             }
         }

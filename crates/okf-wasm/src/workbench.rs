@@ -11,6 +11,7 @@
 //! tool call is split: `begin` (gate and reservation, and the files the call may need),
 //! the page fetches and `put`s them, then `finish`. Everything is JSON in, JSON out.
 
+use okf_api::error::ErrorCode;
 use okf_workbench::ports::{
     Clock, IdSource, LoadFailure, Loader, MemoryPage, PageState, PresentationPort, SeededIds,
     Selection,
@@ -49,13 +50,13 @@ pub enum WorkbenchCallError {
 
 impl WorkbenchCallError {
     /// The machine-readable code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Self::Request { .. } => "invalid_request",
-            Self::NotOpen => "not_ready",
-            Self::Manifest(_) => "invalid_manifest",
-            Self::InvalidInput(_) => "invalid_input",
-            Self::UnknownTicket(_) => "unknown_ticket",
+            Self::Request { .. } => ErrorCode::InvalidRequest,
+            Self::NotOpen => ErrorCode::NotReady,
+            Self::Manifest(_) => ErrorCode::InvalidManifest,
+            Self::InvalidInput(_) => ErrorCode::InvalidInput,
+            Self::UnknownTicket(_) => ErrorCode::UnknownTicket,
         }
     }
 }

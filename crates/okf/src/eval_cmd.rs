@@ -6,7 +6,7 @@
 
 use crate::{CliError, print, read};
 use clap::{ArgGroup, Args};
-use okf_engine::{Budget, ContextIndex};
+use okf_engine::ContextIndex;
 use okf_eval::{Case, Controls, evaluate, raw_binding, report, self_check};
 use std::path::PathBuf;
 
@@ -24,23 +24,14 @@ pub(crate) struct EvalArgs {
     #[arg(long, requires = "case")]
     controls: Option<PathBuf>,
     /// Derive controls from the index's own requirements instead of reading a case.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["max_nodes", "max_relationships", "max_depth", "max_bytes"])]
     self_check: bool,
     /// Print the JSON report instead of the table.
     #[arg(long)]
     json: bool,
-    /// Case run only: most records to select (1-200, default 64).
-    #[arg(long, conflicts_with = "self_check")]
-    max_nodes: Option<u64>,
-    /// Case run only: most relationships to hold (1-1000, default 128).
-    #[arg(long, conflicts_with = "self_check")]
-    max_relationships: Option<u64>,
-    /// Case run only: most hops from a seed (0-8, default 6).
-    #[arg(long, conflicts_with = "self_check")]
-    max_depth: Option<u64>,
-    /// Case run only: largest package in bytes (8192-524288, default 524288).
-    #[arg(long, conflicts_with = "self_check")]
-    max_bytes: Option<u64>,
+    /// The budget of a case run (a self-check uses each requirement's own).
+    #[command(flatten)]
+    budget: crate::BudgetArgs,
 }
 
 pub(crate) fn run(args: &EvalArgs) -> Result<(), CliError> {
@@ -74,12 +65,7 @@ pub(crate) fn run(args: &EvalArgs) -> Result<(), CliError> {
         Some(path) => Some(Controls::from_slice(&read(path)?)?),
         None => None,
     };
-    let budget = Budget::with_overrides(
-        args.max_nodes,
-        args.max_relationships,
-        args.max_depth,
-        args.max_bytes,
-    )?;
+    let budget = args.budget.budget()?;
     let binding = raw_binding(&index, &bytes);
     let report = evaluate(&index, &case, controls.as_ref(), &budget, &binding)?;
     emit(report::eval_json(&report), report::eval_table(&report))?;

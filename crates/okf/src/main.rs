@@ -90,6 +90,14 @@ pub(crate) struct Source {
     /// Binding SHA-256 to record instead of the canonical-index digest (needs --binding-url).
     #[arg(long, requires = "binding_url")]
     binding_sha256: Option<String>,
+    #[command(flatten)]
+    budget: BudgetArgs,
+}
+
+/// The budget flags of every command that assembles; their help states the engine's ranges
+/// and defaults (a test compares them with `okf_engine::BUDGET_RANGES`).
+#[derive(Args, Clone)]
+pub(crate) struct BudgetArgs {
     /// Most records to select (1-200, default 64).
     #[arg(long)]
     max_nodes: Option<u64>,
@@ -102,6 +110,18 @@ pub(crate) struct Source {
     /// Largest package in bytes (8192-524288, default 524288).
     #[arg(long)]
     max_bytes: Option<u64>,
+}
+
+impl BudgetArgs {
+    /// The budget the flags give: the engine's defaults overridden, every range checked.
+    pub(crate) fn budget(&self) -> Result<Budget, CliError> {
+        Ok(Budget::with_overrides(
+            self.max_nodes,
+            self.max_relationships,
+            self.max_depth,
+            self.max_bytes,
+        )?)
+    }
 }
 
 #[derive(Args)]
@@ -187,12 +207,7 @@ impl Source {
     }
 
     pub(crate) fn budget(&self) -> Result<Budget, CliError> {
-        Ok(Budget::with_overrides(
-            self.max_nodes,
-            self.max_relationships,
-            self.max_depth,
-            self.max_bytes,
-        )?)
+        self.budget.budget()
     }
 }
 
@@ -308,6 +323,30 @@ fn main() -> ExitCode {
                 CliError::Verification(_) | CliError::Failed(_) => ExitCode::from(1),
                 _ => ExitCode::from(2),
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BudgetArgs;
+    use clap::Args;
+
+    #[test]
+    fn the_budget_flags_state_the_engine_ranges_and_defaults() {
+        let command = BudgetArgs::augment_args(clap::Command::new("okf"));
+        let defaults = okf_engine::Budget::default().values();
+        for ((key, min, max), default) in okf_engine::BUDGET_RANGES.iter().zip(defaults) {
+            let arg = command
+                .get_arguments()
+                .find(|a| a.get_id() == *key)
+                .unwrap_or_else(|| panic!("no flag for {key}"));
+            let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+            let stated = format!("({min}-{max}, default {default})");
+            assert!(
+                help.ends_with(&stated),
+                "--{key}: {help:?} does not end {stated:?}"
+            );
         }
     }
 }

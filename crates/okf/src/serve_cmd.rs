@@ -36,38 +36,38 @@ pub(crate) struct ServeArgs {
     )]
     allow_origins: Vec<String>,
     /// Most requests handled at once; more get 429.
-    #[arg(long, env = "OKF_MAX_CONCURRENT", default_value_t = 64)]
+    #[arg(long, env = "OKF_MAX_CONCURRENT", default_value_t = defaults().max_concurrent)]
     max_concurrent: usize,
     /// Most requests one client may have handled at once (of --max-concurrent); more get 429
     /// (0: no per-client share).
-    #[arg(long, env = "OKF_CLIENT_MAX_CONCURRENT", default_value_t = 32)]
+    #[arg(long, env = "OKF_CLIENT_MAX_CONCURRENT", default_value_t = defaults().client_max_concurrent.unwrap_or(0))]
     client_max_concurrent: usize,
     /// Most requests per minute in each route class (asks; everything else) across all
     /// clients; more get 429. /health is never limited (0 disables rate limiting, the
     /// per-client limit included).
-    #[arg(long, env = "OKF_RATE_LIMIT_PER_MINUTE", default_value_t = 60_000)]
+    #[arg(long, env = "OKF_RATE_LIMIT_PER_MINUTE", default_value_t = defaults().rate_limit.map_or(0, |(n, _)| n))]
     rate_limit_per_minute: u32,
     /// Most requests per minute in each route class from one client; more get 429 (0: only
     /// the overall limit).
-    #[arg(long, env = "OKF_CLIENT_RATE_LIMIT_PER_MINUTE", default_value_t = 6000)]
+    #[arg(long, env = "OKF_CLIENT_RATE_LIMIT_PER_MINUTE", default_value_t = defaults().client_rate_limit.unwrap_or(0))]
     client_rate_limit_per_minute: u32,
     /// Most requests still receiving their bodies; more get 429.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = defaults().max_reading)]
     max_reading: usize,
     /// Most requests one client may have receiving their bodies; more get 429 (0: no
     /// per-client share).
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = defaults().client_max_reading.unwrap_or(0))]
     client_max_reading: usize,
     /// Most open connections; further ones are closed at once.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = defaults().max_connections)]
     max_connections: usize,
     /// Most open connections from one client address (a trusted proxy's count against
     /// --max-connections only); further ones are closed at once (0: no per-client share).
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = defaults().client_max_connections.unwrap_or(0))]
     client_max_connections: usize,
     /// Most client addresses tracked by each per-client limit; past it, new addresses share
     /// one client's limits until tracked ones expire.
-    #[arg(long, default_value_t = 4096)]
+    #[arg(long, default_value_t = defaults().max_clients)]
     max_clients: usize,
     /// Address of a reverse proxy whose X-Forwarded-For header names the client (repeatable,
     /// or comma-separated in the variable). From any other peer the header is ignored.
@@ -78,7 +78,7 @@ pub(crate) struct ServeArgs {
     )]
     trusted_proxies: Vec<IpAddr>,
     /// Milliseconds a connection may take to send a request head (idle keep-alive included).
-    #[arg(long, default_value_t = 5_000)]
+    #[arg(long, default_value_t = millis(defaults().header_read_timeout))]
     header_timeout_ms: u64,
     /// Test only: also list the MCP conformance suite's fixture tool json_schema_2020_12_tool
     /// (its json-schema-2020-12 scenario). Only in builds with the `conformance-fixture`
@@ -87,13 +87,13 @@ pub(crate) struct ServeArgs {
     #[arg(long)]
     mcp_conformance_fixture: bool,
     /// Request timeout in milliseconds, body reading included.
-    #[arg(long, env = "OKF_TIMEOUT_MS", default_value_t = 10_000)]
+    #[arg(long, env = "OKF_TIMEOUT_MS", default_value_t = millis(defaults().request_timeout))]
     timeout_ms: u64,
     /// Most packages retained for /api/context and okf_get_context.
-    #[arg(long, env = "OKF_CACHE_ENTRIES", default_value_t = 256)]
+    #[arg(long, env = "OKF_CACHE_ENTRIES", default_value_t = CacheLimits::default().max_entries)]
     cache_entries: usize,
     /// Most package bytes retained.
-    #[arg(long, env = "OKF_CACHE_BYTES", default_value_t = 64 * 1024 * 1024)]
+    #[arg(long, env = "OKF_CACHE_BYTES", default_value_t = CacheLimits::default().max_bytes)]
     cache_bytes: usize,
     /// After SIGTERM or Ctrl-C, how long in-flight requests may take to finish (milliseconds)
     /// before the remaining connections are closed; the exit status is 0 either way.
@@ -102,6 +102,16 @@ pub(crate) struct ServeArgs {
     /// Log line format on standard error.
     #[arg(long, env = "OKF_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+}
+
+/// The server's own defaults, which the flags' defaults are read from: one place for each.
+fn defaults() -> HttpConfig {
+    HttpConfig::loopback(0)
+}
+
+/// A duration as whole milliseconds, the unit of the flags.
+fn millis(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// How log lines are written.
@@ -249,4 +259,61 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
     runtime.shutdown_timeout(Duration::from_secs(1));
     served.map_err(ServeFailure::from)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ServeArgs;
+    use clap::Args;
+
+    /// The default docs/deploy.md states for each flag of its table, as clap spells it.
+    fn documented_defaults() -> Vec<(String, String)> {
+        let doc = include_str!("../../../docs/deploy.md");
+        let mut out = Vec::new();
+        for row in doc.lines().filter(|l| l.starts_with("| ")) {
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            let (Some(flags), Some(values)) = (cells.get(2), cells.get(3)) else {
+                continue;
+            };
+            let flags: Vec<&str> = flags.split(" / ").collect();
+            let values: Vec<&str> = values.split(" / ").collect();
+            for (flag, value) in flags.iter().zip(values) {
+                let Some(name) = flag.strip_prefix("`--").and_then(|f| f.split('`').next()) else {
+                    continue;
+                };
+                let value = value.split(" (").next().unwrap_or(value).trim_matches('`');
+                let value = match value.strip_suffix(" MiB") {
+                    Some(mib) => (mib.parse::<u64>().unwrap_or(0) * 1024 * 1024).to_string(),
+                    None => value.to_owned(),
+                };
+                out.push((name.to_owned(), value));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_deploy_guide_states_every_serve_default_as_the_server_has_it() {
+        let command = ServeArgs::augment_args(clap::Command::new("serve"));
+        let table = documented_defaults();
+        let mut checked = 0;
+        for arg in command.get_arguments() {
+            let Some(default) = arg.get_default_values().first() else {
+                continue;
+            };
+            let name = arg.get_long().unwrap_or_default();
+            let documented: Vec<&str> = table
+                .iter()
+                .filter(|(flag, _)| flag == name)
+                .map(|(_, value)| value.as_str())
+                .collect();
+            assert_eq!(
+                documented,
+                [default.to_string_lossy()],
+                "--{name}: docs/deploy.md's table and the flag's default differ"
+            );
+            checked += 1;
+        }
+        assert!(checked >= 15, "only {checked} defaults were checked");
+    }
 }

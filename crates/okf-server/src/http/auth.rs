@@ -10,6 +10,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use okf_api::error::{BearerError, ErrorCode};
 use serde_json::json;
 use std::convert::Infallible;
 
@@ -41,7 +42,7 @@ impl Refused {
         match self {
             Refused::NotBearer => "not_bearer",
             Refused::Token(f) => f.label(),
-            Refused::Missing => "missing_token",
+            Refused::Missing => ErrorCode::MissingToken.as_str(),
         }
     }
 }
@@ -102,20 +103,23 @@ fn unauthorized(refused: &Refused, metadata_url: &str, is_mcp: bool) -> Response
     let (error, description) = match refused {
         Refused::Missing => (None, "this MCP endpoint needs a bearer token"),
         Refused::NotBearer => (
-            Some("invalid_request"),
+            Some(BearerError::InvalidRequest),
             "the Authorization header must be one Bearer token",
         ),
-        Refused::Token(f) => (Some("invalid_token"), f.description()),
+        Refused::Token(f) => (Some(BearerError::InvalidToken), f.description()),
     };
     let challenge = match error {
         Some(error) => format!(
-            "Bearer error=\"{error}\", error_description=\"{description}\", resource_metadata=\"{metadata_url}\""
+            "Bearer error=\"{}\", error_description=\"{description}\", resource_metadata=\"{metadata_url}\"",
+            error.as_str()
         ),
         None => format!("Bearer resource_metadata=\"{metadata_url}\""),
     };
-    let code = error.unwrap_or("missing_token");
+    let code = error
+        .map_or(ErrorCode::MissingToken, BearerError::code)
+        .as_str();
     if !is_mcp {
-        return ApiError::new(StatusCode::UNAUTHORIZED, code, description)
+        return ApiError::with_status(StatusCode::UNAUTHORIZED, code, description)
             .challenge(challenge)
             .into_response();
     }

@@ -5,7 +5,7 @@ use crate::delivery::DeliveryFailure;
 use crate::service::{RequestError, ServiceError};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use okf_api::error::{BearerError, ErrorCode, error_body};
 
 /// An error answer: its status, a stable code, a message and, when one field of the request
 /// is at fault, that field's name.
@@ -20,8 +20,17 @@ pub(crate) struct ApiError {
 }
 
 impl ApiError {
-    /// An error with no field named.
-    pub(crate) fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    /// An error with one of the API's own codes, sent with that code's status; no field named.
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self::with_status(status_of(code.http_status()), code.as_str(), message)
+    }
+
+    /// An error with a code decided elsewhere (a lower crate's, or a status's own).
+    pub(crate) fn with_status(
+        status: StatusCode,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
         ApiError {
             status,
             code,
@@ -51,14 +60,11 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut error = json!({"code": self.code, "message": self.message});
-        if let (Some(f), Value::Object(map)) = (self.field, &mut error) {
-            map.insert("field".into(), Value::String(f));
-        }
+        let body = error_body(self.code, &self.message, self.field.as_deref());
         let mut response = (
             self.status,
             [(header::CONTENT_TYPE, "application/json")],
-            json!({ "error": error }).to_string(),
+            body.to_string(),
         )
             .into_response();
         if let Some(value) = self.challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
@@ -70,33 +76,28 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// The status with this number; every number in the code table is a valid status.
+fn status_of(code: u16) -> StatusCode {
+    StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+}
+
 impl From<&ServiceError> for ApiError {
     fn from(e: &ServiceError) -> Self {
-        let status = match e {
-            ServiceError::InvalidRequest { .. }
-            | ServiceError::InvalidJson(_)
-            | ServiceError::Engine(_) => StatusCode::BAD_REQUEST,
-            ServiceError::UnknownBundle { .. }
-            | ServiceError::UnknownVersion { .. }
-            | ServiceError::ContextNotRetained(_) => StatusCode::NOT_FOUND,
-            ServiceError::Unavailable { .. } | ServiceError::CorpusUnavailable { .. } => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
-            ServiceError::InsufficientScope { scopes, .. } => {
-                return ApiError::new(StatusCode::FORBIDDEN, e.code(), e.to_string())
-                    .on("bundle")
-                    .challenge(format!(
-                        "Bearer error=\"insufficient_scope\", scope=\"{scopes}\""
-                    ));
-            }
-        };
-        ApiError::new(status, e.code(), e.to_string()).field_opt(e.field())
+        let error = ApiError::with_status(status_of(e.http_status()), e.code(), e.to_string())
+            .field_opt(e.field());
+        match e {
+            ServiceError::InsufficientScope { scopes, .. } => error.challenge(format!(
+                "Bearer error=\"{}\", scope=\"{scopes}\"",
+                BearerError::InsufficientScope.as_str()
+            )),
+            _ => error,
+        }
     }
 }
 
 impl From<&RequestError> for ApiError {
     fn from(e: &RequestError) -> Self {
-        ApiError::new(StatusCode::BAD_REQUEST, e.code(), e.to_string()).on(e.field())
+        ApiError::new(e.code(), e.to_string()).on(e.field())
     }
 }
 
@@ -104,26 +105,9 @@ impl From<&DeliveryFailure> for ApiError {
     fn from(e: &DeliveryFailure) -> Self {
         match e {
             DeliveryFailure::Service(inner) => ApiError::from(inner),
-            _ => {
-                ApiError::new(StatusCode::BAD_REQUEST, e.code(), e.to_string()).field_opt(e.field())
-            }
+            _ => ApiError::with_status(StatusCode::BAD_REQUEST, e.code(), e.to_string())
+                .field_opt(e.field()),
         }
-    }
-}
-
-/// The code of an error response some inner service (the MCP transport, the page's asset
-/// route) wrote without a JSON body.
-fn status_code_name(status: StatusCode) -> &'static str {
-    match status {
-        StatusCode::BAD_REQUEST => "bad_request",
-        StatusCode::NOT_FOUND => "not_found",
-        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
-        StatusCode::NOT_ACCEPTABLE => "not_acceptable",
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
-        StatusCode::PAYLOAD_TOO_LARGE => "body_too_large",
-        StatusCode::TOO_MANY_REQUESTS => "rate_limited",
-        s if s.is_server_error() => "internal",
-        _ => "error",
     }
 }
 
@@ -144,7 +128,8 @@ pub(crate) fn ensure_json_error(response: Response) -> Response {
     }
     let (mut parts, _) = response.into_parts();
     let message = status.canonical_reason().unwrap_or("error").to_lowercase();
-    let replacement = ApiError::new(status, status_code_name(status), &message).into_response();
+    let code = ErrorCode::for_bare_status(status.as_u16()).as_str();
+    let replacement = ApiError::with_status(status, code, &message).into_response();
     parts.headers.remove(header::CONTENT_LENGTH);
     parts.headers.insert(
         header::CONTENT_TYPE,
@@ -154,13 +139,12 @@ pub(crate) fn ensure_json_error(response: Response) -> Response {
 }
 
 pub(crate) async fn not_found() -> Response {
-    ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route").into_response()
+    ApiError::new(ErrorCode::NotFound, "no such route").into_response()
 }
 
 pub(crate) async fn method_not_allowed() -> Response {
     ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "method_not_allowed",
+        ErrorCode::MethodNotAllowed,
         "this route does not accept that method",
     )
     .into_response()

@@ -4,9 +4,10 @@
 use super::AppState;
 use super::error::ApiError;
 use axum::extract::{Request, State};
-use axum::http::{Method, StatusCode, header};
+use axum::http::{Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use okf_api::error::ErrorCode;
 
 /// The host name of a `Host` header value (`host` or `host:port`, IPv6 in brackets), or
 /// `None` when the port is not a number in 1..=65535 or anything follows the name.
@@ -53,8 +54,7 @@ pub(crate) async fn framing_guard(
     ] {
         if headers.get_all(&name).iter().count() > 1 {
             return ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "duplicate_header",
+                ErrorCode::DuplicateHeader,
                 format!("the {field} header must appear at most once"),
             )
             .on(field)
@@ -65,8 +65,7 @@ pub(crate) async fn framing_guard(
     // codings it could be sent in would only be thrown away.
     if !crate::compression::something_acceptable(headers) {
         return ApiError::new(
-            StatusCode::NOT_ACCEPTABLE,
-            "not_acceptable",
+            ErrorCode::NotAcceptable,
             "Accept-Encoding refuses identity and every coding this server writes (zstd, br, gzip)",
         )
         .on("Accept-Encoding")
@@ -82,8 +81,7 @@ pub(crate) async fn framing_guard(
     };
     if !plain_chunked {
         return ApiError::new(
-            StatusCode::NOT_IMPLEMENTED,
-            "transfer_coding_not_implemented",
+            ErrorCode::TransferCodingNotImplemented,
             "only the chunked transfer coding is accepted",
         )
         .on("Transfer-Encoding")
@@ -93,8 +91,7 @@ pub(crate) async fn framing_guard(
     // (absolute form) is a proxy request, whatever the Host header says.
     if request.uri().scheme().is_some() || request.uri().authority().is_some() {
         return ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "absolute_target",
+            ErrorCode::AbsoluteTarget,
             "the request target must be a path (origin form), not an absolute URL",
         )
         .into_response();
@@ -105,8 +102,7 @@ pub(crate) async fn framing_guard(
         .map_or(0, |p| p.as_str().len());
     if target > state.config.max_uri_bytes {
         return ApiError::new(
-            StatusCode::URI_TOO_LONG,
-            "uri_too_long",
+            ErrorCode::UriTooLong,
             format!(
                 "the request target is over {} bytes",
                 state.config.max_uri_bytes
@@ -120,8 +116,7 @@ pub(crate) async fn framing_guard(
         .sum();
     if header_bytes > state.config.max_header_bytes {
         return ApiError::new(
-            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            "headers_too_large",
+            ErrorCode::HeadersTooLarge,
             format!(
                 "the request headers are over {} bytes",
                 state.config.max_header_bytes
@@ -152,8 +147,7 @@ pub(crate) async fn origin_guard(
     });
     if !host_ok {
         return ApiError::new(
-            StatusCode::FORBIDDEN,
-            "host_not_allowed",
+            ErrorCode::HostNotAllowed,
             "the Host header is not on this server's allow-list",
         )
         .on("Host")
@@ -165,8 +159,7 @@ pub(crate) async fn origin_guard(
             .is_ok_and(|o| state.config.allowed_origins.iter().any(|a| a == o));
         if !allowed {
             return ApiError::new(
-                StatusCode::FORBIDDEN,
-                "origin_not_allowed",
+                ErrorCode::OriginNotAllowed,
                 "the Origin is not on this server's allow-list",
             )
             .on("Origin")
@@ -206,8 +199,7 @@ pub(crate) async fn content_type_guard(
             .is_some_and(is_utf8_json);
         if !is_json {
             return ApiError::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported_media_type",
+                ErrorCode::UnsupportedMediaType,
                 "the body must be application/json (charset, if given, utf-8)",
             )
             .on("Content-Type")
@@ -222,8 +214,7 @@ pub(crate) async fn content_type_guard(
             .any(|coding| !coding.trim().eq_ignore_ascii_case("identity"));
         if encoded {
             return ApiError::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported_media_type",
+                ErrorCode::UnsupportedMediaType,
                 "encoded bodies are not accepted",
             )
             .on("Content-Encoding")
@@ -236,8 +227,7 @@ pub(crate) async fn content_type_guard(
             .and_then(|v| v.parse::<usize>().ok());
         if declared.is_some_and(|n| n > state.config.max_body_bytes) {
             return ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "body_too_large",
+                ErrorCode::BodyTooLarge,
                 "the request body is over the limit",
             )
             .on("body")

@@ -6,9 +6,10 @@ use super::error::ApiError;
 use crate::fairness::{Budget, ClientAddr, ClientKey, Refusal, client_key};
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderValue, Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use okf_api::error::ErrorCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
@@ -52,8 +53,7 @@ fn route_class(request: &Request) -> RouteClass {
 }
 
 fn too_many(retry_after: u64, message: &str) -> Response {
-    let mut response =
-        ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", message).into_response();
+    let mut response = ApiError::new(ErrorCode::RateLimited, message).into_response();
     response
         .headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
@@ -131,8 +131,7 @@ impl axum::body::HttpBody for WatchedBody {
 
 fn timed_out() -> Response {
     ApiError::new(
-        StatusCode::REQUEST_TIMEOUT,
-        "request_timeout",
+        ErrorCode::RequestTimeout,
         "the request did not complete in time",
     )
     .into_response()
@@ -145,8 +144,7 @@ pub(crate) async fn read_body(mut body: Body, limit: usize) -> Result<bytes::Byt
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|_| {
             ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "malformed_body",
+                ErrorCode::MalformedBody,
                 "the request body ended early or its chunked framing is broken",
             )
             .on("body")
@@ -155,8 +153,7 @@ pub(crate) async fn read_body(mut body: Body, limit: usize) -> Result<bytes::Byt
         if let Ok(data) = frame.into_data() {
             if buffer.len() + data.len() > limit {
                 return Err(ApiError::new(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "body_too_large",
+                    ErrorCode::BodyTooLarge,
                     "the request body is over the limit",
                 )
                 .on("body")

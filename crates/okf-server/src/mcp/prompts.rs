@@ -5,6 +5,7 @@
 
 use crate::auth::Caller;
 use crate::service::{AskRequest, Service};
+use okf_api::error::ErrorCode;
 use rmcp::model::{
     ErrorData, GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage, Role,
 };
@@ -59,14 +60,14 @@ pub(crate) fn get(
             .map_err(|e| refused(e.code(), e.field().as_deref(), &e.to_string()))?,
         Some(_) => {
             return Err(refused(
-                "invalid_request",
+                ErrorCode::InvalidRequest.as_str(),
                 Some("context_id"),
                 "give a context_id string alone, or bundle and question",
             ));
         }
         None => {
             let request = AskRequest::from_value(Value::Object(arguments))
-                .map_err(|e| refused(e.code(), Some(e.field()), &e.to_string()))?;
+                .map_err(|e| refused(e.code().as_str(), Some(e.field()), &e.to_string()))?;
             service
                 .ask(&request, caller)
                 .map(|answer| answer.package)
@@ -86,6 +87,5 @@ pub(crate) fn get(
 
 /// An invalid-params error naming the code, the field and the rule, as the tools do.
 fn refused(code: &str, field: Option<&str>, message: &str) -> ErrorData {
-    let field = field.map(|f| format!(" (field {f})")).unwrap_or_default();
-    ErrorData::invalid_params(format!("{code}{field}: {message}"), None)
+    ErrorData::invalid_params(super::tools::refusal_text(code, field, &message), None)
 }

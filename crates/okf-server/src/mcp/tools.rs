@@ -107,11 +107,19 @@ fn refusal(e: &crate::delivery::DeliveryFailure, advice: &str) -> CallToolResult
             inner,
         );
     }
-    let field = e
-        .field()
-        .map(|f| format!(" (field {f})"))
-        .unwrap_or_default();
-    tool_error(format!("{}{field}: {e}. {advice}", e.code()))
+    let text = refusal_text(e.code(), e.field().as_deref(), e);
+    tool_error(format!("{text}. {advice}"))
+}
+
+/// `code (field f): rule`: how every tool and prompt refusal begins, so a model reads the
+/// same code and field the HTTP API sends for the same request.
+pub(super) fn refusal_text(
+    code: &str,
+    field: Option<&str>,
+    rule: &dyn std::fmt::Display,
+) -> String {
+    let field = field.map(|f| format!(" (field {f})")).unwrap_or_default();
+    format!("{code}{field}: {rule}")
 }
 
 /// The metadata key under which a tool error carries the scopes a caller lacks, for the HTTP
@@ -130,11 +138,7 @@ fn with_step_up(mut result: CallToolResult, e: &ServiceError) -> CallToolResult 
 
 /// `code (field f): message` of a service error.
 fn service_error_text(e: &ServiceError) -> String {
-    let field = e
-        .field()
-        .map(|f| format!(" (field {f})"))
-        .unwrap_or_default();
-    format!("{}{field}: {e}", e.code())
+    refusal_text(e.code(), e.field().as_deref(), e)
 }
 
 fn delivery_failure(e: &crate::delivery::DeliveryFailure) -> CallToolResult {
@@ -227,7 +231,8 @@ fn tool_meta(registry: &Registry, large_results: bool) -> rmcp::model::MetaObjec
 /// Arguments refused as the HTTP API refuses the same body: the same code and field
 /// (`okf_api::request::RequestError`), then `advice`.
 fn refused_arguments(e: &RequestError, advice: &str) -> CallToolResult {
-    tool_error(format!("{} (field {}): {e}.{advice}", e.code(), e.field()))
+    let text = refusal_text(e.code().as_str(), Some(e.field()), e);
+    tool_error(format!("{text}.{advice}"))
 }
 
 /// A typed decoder's refusal of a tool's arguments: the field is the one serde names (an

@@ -7,8 +7,9 @@ use crate::http::load::read_body;
 use crate::http::{AppState, LogFields};
 use crate::service::AskRequest;
 use axum::extract::{Path, Request, State};
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
+use okf_api::error::ErrorCode;
 use okf_api::receipt::RECEIPT_HEADER;
 use std::sync::Arc;
 
@@ -51,12 +52,7 @@ pub(crate) async fn ask(
         }
         Ok(Err(e)) => (ApiError::from(&e).into_response(), None, None),
         Err(_) => (
-            ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                "assembly task failed",
-            )
-            .into_response(),
+            ApiError::new(ErrorCode::Internal, "assembly task failed").into_response(),
             None,
             None,
         ),

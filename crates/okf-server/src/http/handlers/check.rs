@@ -6,8 +6,8 @@ use crate::http::AppState;
 use crate::http::error::ApiError;
 use crate::http::load::read_body;
 use axum::extract::{Request, State};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use okf_api::error::ErrorCode;
 use okf_api::request::CheckAnswerRequest;
 use std::sync::Arc;
 
@@ -30,11 +30,6 @@ pub(crate) async fn check_answer(
     match tokio::task::spawn_blocking(move || service.check_answer(&req, &caller)).await {
         Ok(Ok(report)) => json_response(report),
         Ok(Err(e)) => ApiError::from(&e).into_response(),
-        Err(_) => ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            "answer check task failed",
-        )
-        .into_response(),
+        Err(_) => ApiError::new(ErrorCode::Internal, "answer check task failed").into_response(),
     }
 }

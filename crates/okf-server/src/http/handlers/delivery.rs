@@ -7,8 +7,9 @@ use crate::http::error::ApiError;
 use crate::http::load::read_body;
 use crate::service::{RequestError, Service};
 use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use okf_api::error::ErrorCode;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -62,12 +63,7 @@ where
     match tokio::task::spawn_blocking(move || run(&service, args, &origin, &caller)).await {
         Ok(Ok(delivered)) => json_response(delivered.json),
         Ok(Err(e)) => ApiError::from(&e).into_response(),
-        Err(_) => ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            "delivery task failed",
-        )
-        .into_response(),
+        Err(_) => ApiError::new(ErrorCode::Internal, "delivery task failed").into_response(),
     }
 }
 

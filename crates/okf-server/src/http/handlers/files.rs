@@ -8,8 +8,9 @@ use crate::http::{AppState, LogFields};
 use crate::schemas;
 use axum::body::Body;
 use axum::extract::{Path, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use okf_api::error::ErrorCode;
 
 pub(crate) async fn workbenches(State(state): State<AppState>, caller: Caller) -> Response {
     let registry = state.service.registry_for(&caller);
@@ -27,22 +28,19 @@ pub(crate) async fn workbench_file(
     let bytes =
         crate::workbench::read_file(&registry.workbenches, &id, &path).map_err(|e| match e {
             FileError::NotListed(m) | FileError::Absent(m) => {
-                ApiError::new(StatusCode::NOT_FOUND, "not_found", m).on("path")
+                ApiError::new(ErrorCode::NotFound, m).on("path")
             }
             // Never the bytes: what is on disk is not what the manifest admitted.
-            FileError::Unverified(m) => ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "workbench_file_unverified",
-                m,
-            )
-            .on("path"),
+            FileError::Unverified(m) => {
+                ApiError::new(ErrorCode::WorkbenchFileUnverified, m).on("path")
+            }
         })?;
     Ok(([(header::CONTENT_TYPE, "application/json")], bytes).into_response())
 }
 
 pub(crate) async fn schema(Path(name): Path<String>) -> Result<Response, ApiError> {
-    let text = schemas::text(&name)
-        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such schema"))?;
+    let text =
+        schemas::text(&name).ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such schema"))?;
     Ok(([(header::CONTENT_TYPE, "application/schema+json")], text).into_response())
 }
 
@@ -74,8 +72,7 @@ pub(crate) async fn index_file(
         HeaderValue::from_str(&loaded.public_sha256),
     ) else {
         return ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
+            ErrorCode::Internal,
             "the binding cannot be sent as a header",
         )
         .into_response();

@@ -5,6 +5,7 @@ use crate::http::AppState;
 use axum::body::Body;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use okf_api::error::ErrorCode;
 use std::sync::Arc;
 
 /// The package bytes, shared with the cache rather than copied.
@@ -121,8 +122,7 @@ pub(crate) async fn brief_reply(package: Arc<okf_engine::Assembled>) -> Response
         )
             .into_response(),
         _ => crate::http::error::ApiError::new(
-            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
+            ErrorCode::Internal,
             "the evidence brief could not be rendered",
         )
         .into_response(),

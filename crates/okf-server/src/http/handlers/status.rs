@@ -5,6 +5,7 @@ use crate::auth::Caller;
 use crate::http::AppState;
 use axum::extract::State;
 use axum::response::Response;
+use okf_api::error::readiness;
 use serde_json::{Value, json};
 
 pub(crate) async fn bundles(State(state): State<AppState>, caller: Caller) -> Response {
@@ -70,8 +71,8 @@ pub(crate) async fn bundles(State(state): State<AppState>, caller: Caller) -> Re
             let not_ready = c.not_ready();
             let state = match (&c.state, &not_ready) {
                 (Err(_), _) => "refused",
-                (Ok(_), Some(_)) => "not_ready",
-                (Ok(_), None) => "ready",
+                (Ok(_), Some(_)) => readiness::NOT_READY,
+                (Ok(_), None) => readiness::READY,
             };
             let mut row = json!({
                 "id": c.id,
