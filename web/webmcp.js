@@ -1,6 +1,7 @@
 // WebMCP page tools. When the browser (or a polyfill) offers `document.modelContext` with a
-// `registerTool` function, the page registers four read-only tools that call the same HTTP
-// API as the form. Without it the page works as usual.
+// `registerTool` function, the page registers five read-only tools (okf_build_context,
+// okf_explain_context, okf_context_manifest, okf_read_evidence, okf_check_answer) that call the
+// same HTTP API as the form. Without it the page works as usual.
 
 import { listBundles } from './api.js';
 import { CONTRACT } from './contract.js';

@@ -64,7 +64,7 @@ fn tool(name: &str, title: &str, description: &str, input_schema: Value) -> (Str
     )
 }
 
-/// The four page tools by name, with `bundle` as the id pattern (the page narrows it to the
+/// The five page tools by name, with `bundle` as the id pattern (the page narrows it to the
 /// served bundles when it registers them).
 pub fn page_tools() -> Map<String, Value> {
     let sections = section_names();
