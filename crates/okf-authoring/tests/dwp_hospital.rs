@@ -158,6 +158,40 @@ fn the_profile_builds_byte_identically_lints_clean_and_copies_pages_exactly() {
     assert_eq!(pages, 47);
 }
 
+/// With the captures, no hospital requirement cites text (a reference, or a definition whose
+/// term its chapter's captured paragraphs use) that points at a captured paragraph it does not
+/// require (issue 41 findings 1 and 2 were both of this kind).
+#[test]
+fn the_profile_has_no_uncited_cross_reference_against_the_captures() {
+    let (_, index) = hospital();
+    let mut json = Vec::new();
+    files_with_ext(
+        &root().join("../shared/dwp/source"),
+        "json",
+        true,
+        &mut json,
+    );
+    let files: Vec<CaptureFile> = json
+        .iter()
+        .map(|p| CaptureFile {
+            name: p.display().to_string(),
+            bytes: std::fs::read(p).unwrap(),
+        })
+        .collect();
+    let captures: Vec<okf_eval::CapturedPage> = okf_authoring::captured_pages(&files)
+        .unwrap()
+        .into_iter()
+        .map(|(label, text)| okf_eval::CapturedPage { label, text })
+        .collect();
+    assert!(captures.len() > 40);
+    let uncited: Vec<_> = okf_eval::lint_with_captures(&index, &captures)
+        .findings
+        .into_iter()
+        .filter(|f| f.kind == okf_eval::lint::kinds::UNCITED_CROSS_REFERENCE)
+        .collect();
+    assert!(uncited.is_empty(), "{uncited:#?}");
+}
+
 #[test]
 fn hospital_case_and_its_eight_controls_pass() {
     let (built, index) = hospital();

@@ -78,7 +78,8 @@ pub mod kinds {
     /// A record no traversal from a public concept can reach (warning).
     pub const UNREACHABLE_RECORD: &str = "unreachable-record";
     /// A requirement cites a record whose running text refers to DMG paragraphs ("see DMG
-    /// nnnnn", a range, "paragraphs nnnnn to mmmmm"; never a contents line) that a captured
+    /// nnnnn", a range, "paragraphs nnnnn to mmmmm"; never a contents line), or that defines a
+    /// term ("A long-term patient means") used by paragraphs of its chapter, that a captured
     /// page holds but the requirement neither requires nor names by a declared gap's
     /// `paragraphs` (warning; needs the captures).
     pub const UNCITED_CROSS_REFERENCE: &str = "uncited-cross-reference";
@@ -584,15 +585,95 @@ fn in_published_base(index: &ContextIndex, req: &Requirement) -> bool {
         })
 }
 
+/// A page's paragraphs with their text (number removed): each runs from the line that starts
+/// it (as [`paragraphs_held`] reads a line) to the next. Text before the first is the end of
+/// a paragraph on an earlier page and is not read.
+pub fn paragraph_texts(text: &str) -> Vec<(u32, String)> {
+    let mut paragraphs: Vec<(u32, String)> = Vec::new();
+    for line in text.lines() {
+        // The engine's own reading of a paragraph start, so both always agree.
+        if let Some(&n) = paragraphs_held(line).first() {
+            paragraphs.push((n, line.trim_start()[5..].trim_start().to_owned()));
+        } else if let Some((_, body)) = paragraphs.last_mut() {
+            body.push('\n');
+            body.push_str(line);
+        }
+    }
+    paragraphs
+}
+
+/// Lower case, hyphens and dashes read as spaces ("long-term" is "long term"), one space
+/// between words.
+fn normalized(text: &str) -> String {
+    text.to_lowercase()
+        .replace(['-', '–', '—'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The term a paragraph defines: its text opens with at most four words, after an optional
+/// article, then "means" ("A long-term patient means a person who", "“Day of recovery”
+/// means", "Week means"); normalized, quotes removed.
+pub fn defined_term(paragraph: &str) -> Option<String> {
+    let text = normalized(paragraph);
+    let quote = |c: char| matches!(c, '"' | '“' | '”' | '\'' | '‘' | '’');
+    let words: Vec<&str> = text
+        .split(' ')
+        .map(|w| w.trim_matches(quote))
+        .take(6)
+        .collect();
+    let words = match words.first() {
+        Some(&("a" | "an" | "the")) => &words[1..],
+        _ => &words[..],
+    };
+    let at = words.iter().position(|w| *w == "means")?;
+    let term = &words[..at];
+    let is_word = |w: &&str| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '\'');
+    (!term.is_empty() && term.len() <= 4 && term.iter().all(is_word)).then(|| term.join(" "))
+}
+
+/// True when the paragraph uses `term` (a [`defined_term`] of paragraph `definition`), or its
+/// plural, as words in its running text. A line that is only the term is a heading, and a use
+/// followed by a reference to the definition ("a patient (see DMG 54003)", a scope list) is
+/// navigation to it; neither is a use.
+fn uses_term(paragraph: &str, term: &str, definition: u32) -> bool {
+    let plural = format!("{term}s");
+    let text: Vec<String> = paragraph
+        .lines()
+        .map(normalized)
+        .filter(|l| *l != term && *l != plural)
+        .collect();
+    let text = text.join(" ");
+    let pointer = format!("see dmg {definition}");
+    text.match_indices(term).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let rest = text[at + term.len()..].trim_start_matches('s');
+        // "patient1" (a footnote marker) is a use; "outpatient" and "patienthood" are not.
+        let word = !before.is_some_and(char::is_alphanumeric)
+            && !rest.chars().next().is_some_and(char::is_alphabetic);
+        let to_definition = rest
+            .trim_start()
+            .trim_start_matches('(')
+            .starts_with(&pointer);
+        word && !to_definition
+    })
+}
+
 fn uncited_cross_references(index: &ContextIndex, captures: &[CapturedPage], out: &mut Out) {
     if captures.is_empty() {
         return;
     }
-    // Paragraph -> the first captured page (in the order given) that holds it.
+    // Paragraph -> the first captured page (in the order given) that holds it, and its text
+    // there.
     let mut captured: BTreeMap<u32, &str> = BTreeMap::new();
+    let mut texts: BTreeMap<u32, String> = BTreeMap::new();
     for page in captures {
         for p in paragraphs_held(&page.text) {
             captured.entry(p).or_insert(page.label.as_str());
+        }
+        for (p, text) in paragraph_texts(&page.text) {
+            texts.entry(p).or_insert(text);
         }
     }
     let doc = index.document();
@@ -646,6 +727,37 @@ fn uncited_cross_references(index: &ContextIndex, captures: &[CapturedPage], out
                     listed.join(", ")
                 ),
             );
+        }
+        // A cited definition: the paragraphs of its chapter (DMG numbers share the chapter's
+        // leading digits) that use the defined term state what the term does, which the
+        // definition alone does not ("long-term patient" in 23256; HPP stops in 23280). Such
+        // paragraphs are often reached only through a contents line, which is not a reference.
+        for (j, id) in req.required.iter().enumerate() {
+            let Some(r) = index.record(id) else { continue };
+            for (d, definition) in paragraph_texts(&r.text) {
+                let Some(term) = defined_term(&definition) else {
+                    continue;
+                };
+                let chapter = d / 1000 * 1000;
+                let missed: Vec<String> = texts
+                    .range(chapter..chapter + 1000)
+                    .filter(|(p, text)| !held.contains(p) && uses_term(text, &term, d))
+                    .filter_map(|(p, _)| captured.get(p).map(|at| format!("{p} ({at})")))
+                    .collect();
+                if missed.is_empty() {
+                    continue;
+                }
+                out.push(
+                    Severity::Warning,
+                    kinds::UNCITED_CROSS_REFERENCE,
+                    format!("requirements[{i}].required[{j}]"),
+                    vec![req.id.clone(), id.clone()],
+                    format!(
+                        "cites {id}, whose DMG {d} defines '{term}', used by DMG {}; captured but neither required nor named by a declared gap's paragraphs",
+                        missed.join(", ")
+                    ),
+                );
+            }
         }
     }
 }

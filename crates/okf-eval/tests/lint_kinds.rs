@@ -424,7 +424,9 @@ fn findings_are_ordered_errors_first_and_report_counts_by_kind() {
 // Cross-references and declared gaps (issue 41): the paragraphs a requirement's cited text
 // refers to, and gaps that stand for paragraphs the index holds.
 
-use okf_eval::lint::{CapturedPage, cross_references, paragraphs_held};
+use okf_eval::lint::{
+    CapturedPage, cross_references, defined_term, paragraph_texts, paragraphs_held,
+};
 use okf_eval::lint_with_captures;
 
 /// The example index with the first requirement's first required record's text replaced,
@@ -518,6 +520,106 @@ fn a_contents_line_is_not_a_cross_reference_but_a_range_in_running_text_is() {
         "{}",
         found[0].1
     );
+}
+
+/// Issue 41 finding 1: a requirement cites 23256, which only defines "long-term patient";
+/// the paragraphs of chapter 23 that say what happens to a long-term patient (23280, 23296)
+/// are reached only through contents lines, so no reference names them.
+#[test]
+fn a_cited_definition_names_the_captured_paragraphs_of_its_chapter_that_use_the_term() {
+    let definition = "Higher pensioner premium 23280 - 23281\n\nLong-term patient\n23256 A long-term patient means a person who\n\n1. has been a patient for more than 52 weeks.\n";
+    let (mut v, _) = with_cited_text(definition);
+    let captures = [
+        page("doc p73", definition),
+        page(
+            "doc p75",
+            "23280 HPP stops when the claimant becomes a long term patient 1.\n23282 DP is\npayable.\n",
+        ),
+        page(
+            "doc p79",
+            "23296 DCP is withdrawn when the child becomes a long term patient1.\n",
+        ),
+        // Another chapter's use is not this definition's.
+        page(
+            "ch18 p11",
+            "18070 A long term patient who spends part of a week at home.\n",
+        ),
+    ];
+    let found = kind_rows(&v, &captures, kinds::UNCITED_CROSS_REFERENCE);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].0, "requirements[0].required[0]");
+    assert!(
+        found[0].1.contains(
+            "DMG 23256 defines 'long term patient', used by DMG 23280 (doc p75), 23296 (doc p79);"
+        ),
+        "{}",
+        found[0].1
+    );
+    // A required gap naming the paragraphs accounts for them.
+    let gap = ex("gap/long-term-patient");
+    v["gaps"] = json!([{"id": gap, "label": "DMG 23280, 23296", "reason": "not captured", "paragraphs": ["23280", "23296"]}]);
+    v["requirements"][0]["required"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!(gap));
+    let found = kind_rows(&v, &captures, kinds::UNCITED_CROSS_REFERENCE);
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+/// A heading that is only the term, and a scope list that sends the reader to the definition
+/// ("a patient (see DMG 54003)"), are navigation, not uses of the term.
+#[test]
+fn a_heading_or_a_pointer_to_the_definition_is_not_a_use_of_the_defined_term() {
+    let (v, _) =
+        with_cited_text("54003 A patient means a claimant receiving free in-patient treatment.\n");
+    let captures = [
+        page(
+            "doc p5",
+            "54001 This Chapter explains the amount where people are\n1. a patient (see DMG 54003)\n\nPatients\n",
+        ),
+        page(
+            "doc p24",
+            "54107 A person admitted is a patient for ESA purposes.\n",
+        ),
+        page("doc p25", "54110 An outpatient is not admitted.\n"),
+    ];
+    let found = kind_rows(&v, &captures, kinds::UNCITED_CROSS_REFERENCE);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0]
+            .1
+            .contains("defines 'patient', used by DMG 54107 (doc p24);"),
+        "{}",
+        found[0].1
+    );
+}
+
+#[test]
+fn a_definition_is_a_paragraph_opening_with_a_short_term_then_means() {
+    let texts = paragraph_texts(
+        "continued from the last page\n23256 A long-term patient means a person who\nis a patient\n23257 A JSA claimant who is admitted means nothing here.\n",
+    );
+    assert_eq!(
+        texts.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
+        [23256, 23257]
+    );
+    assert_eq!(
+        texts[0].1,
+        "A long-term patient means a person who\nis a patient"
+    );
+    let term = |t: &str| defined_term(t);
+    assert_eq!(term(&texts[0].1).as_deref(), Some("long term patient"));
+    assert_eq!(
+        term("“Day of recovery” means a day").as_deref(),
+        Some("day of recovery")
+    );
+    assert_eq!(
+        term("Week means a period of seven days1").as_deref(),
+        Some("week")
+    );
+    // Five words before "means" is a sentence, not a term.
+    assert_eq!(term(&texts[1].1), None);
+    assert_eq!(term("The DM should consider what this means"), None);
 }
 
 #[test]
