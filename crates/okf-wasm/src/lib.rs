@@ -12,6 +12,7 @@
 //! |---|---|---|---|
 //! | `okf_load_index()` | index file bytes | [`IndexInfo`] JSON | error JSON |
 //! | `okf_ask()` | [`AskInput`] JSON | the package's canonical JSON | error JSON |
+//! | `okf_brief(max_chars)` | a package's JSON | its evidence brief (Markdown) | error JSON |
 //!
 //! Error JSON has the HTTP API's shape: `{"error":{"code","message","field"?}}`.
 //!
