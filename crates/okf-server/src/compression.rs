@@ -9,10 +9,7 @@ use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::Response;
-use bytes::Bytes;
-use std::collections::VecDeque;
 use std::io::Write;
-use std::sync::{Mutex, PoisonError};
 
 /// A content coding this server writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,55 +153,6 @@ pub(crate) fn parse_q(text: &str) -> Option<u16> {
 /// Packages smaller than this go out as they are: compressing them saves too little.
 pub(crate) const MIN_COMPRESSED_BYTES: usize = 1024;
 
-/// How many compressed package bodies are kept.
-const KEPT: usize = 32;
-
-/// Compressed package bodies by `context_id` and coding, the most recent first.
-#[derive(Debug, Default)]
-pub(crate) struct CompressedPackages(Mutex<VecDeque<(String, Coding, Bytes)>>);
-
-impl CompressedPackages {
-    /// `json` (the package whose id is `context_id`) in `coding`, from the kept ones or
-    /// compressed now; the flag says whether it was compressed now.
-    pub(crate) fn get(
-        &self,
-        context_id: &str,
-        coding: Coding,
-        json: &[u8],
-    ) -> std::io::Result<(Bytes, bool)> {
-        if let Some(body) = self.kept(context_id, coding) {
-            return Ok((body, false));
-        }
-        let body = Bytes::from(coding.encode(json, Level::Fast)?);
-        let mut list = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if find(&list, context_id, coding).is_none() {
-            list.push_front((context_id.to_owned(), coding, body.clone()));
-            list.truncate(KEPT);
-        }
-        Ok((body, true))
-    }
-
-    /// The kept body of `context_id` in `coding`, if any: a lookup, no compression, so a
-    /// caller can answer a repeat without handing work to a blocking thread.
-    pub(crate) fn kept(&self, context_id: &str, coding: Coding) -> Option<Bytes> {
-        find(
-            &self.0.lock().unwrap_or_else(PoisonError::into_inner),
-            context_id,
-            coding,
-        )
-    }
-}
-
-fn find(
-    list: &VecDeque<(String, Coding, Bytes)>,
-    context_id: &str,
-    coding: Coding,
-) -> Option<Bytes> {
-    list.iter()
-        .find(|(id, c, _)| id == context_id && *c == coding)
-        .map(|(_, _, body)| body.clone())
-}
-
 /// The headers of a compressed body.
 pub(crate) fn content_encoding(coding: Coding) -> HeaderValue {
     HeaderValue::from_static(coding.token())
@@ -260,12 +208,10 @@ mod tests {
     }
 
     #[test]
-    fn every_coding_round_trips_and_a_kept_body_is_not_compressed_again() {
+    fn every_coding_round_trips() {
         let json = br#"{"a":"x"}"#.repeat(500);
-        let cache = CompressedPackages::default();
         for coding in Coding::PREFERRED {
-            let (body, fresh) = cache.get("urn:sha256:1", coding, &json).unwrap();
-            assert!(fresh);
+            let body = coding.encode(&json, Level::Fast).unwrap();
             assert!(body.len() < json.len() / 4, "{coding:?}");
             let mut back = Vec::new();
             match coding {
@@ -282,9 +228,6 @@ mod tests {
                 }
             }
             assert_eq!(back, json, "{coding:?}");
-            let (again, fresh) = cache.get("urn:sha256:1", coding, &json).unwrap();
-            assert!(!fresh);
-            assert_eq!(again.as_ptr(), body.as_ptr());
         }
     }
 }

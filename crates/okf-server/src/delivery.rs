@@ -71,13 +71,13 @@ pub(crate) fn replayed(
         return Ok((cached, version));
     }
     let answer = service.ask(request, caller)?;
-    // A question asked again (a first catalogue page, a search) assembles to a context
-    // already parsed and indexed: reuse it rather than parse half a megabyte again.
-    let context = match service.delivered(&answer.package.context_id) {
-        Some(known) => known,
+    // A package asked again (a first catalogue page, a search) was parsed and indexed when it
+    // was first delivered: reuse that rather than parse half a megabyte again.
+    let store = service.retained();
+    let context = match store.get(&answer.package.context_id) {
+        Some(entry) => entry.delivery(store)?,
         None => Arc::new(Context::from_canonical(answer.package.json.clone())?),
     };
-    service.keep_delivered(inputs, Arc::clone(&context));
     Ok((context, answer.version))
 }
 

@@ -19,6 +19,7 @@ pub mod ops;
 mod page;
 pub mod refusal;
 pub mod registry;
+mod retained;
 pub use okf_api::schemas;
 mod search;
 pub mod service;

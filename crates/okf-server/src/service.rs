@@ -5,6 +5,7 @@
 use crate::auth::Caller;
 use crate::execution::Started;
 use crate::registry::{BundleEntry, LoadedVersion, Registry};
+use crate::retained::{Origin, Store};
 use okf_api::error::ErrorCode;
 use okf_api::format::{LOGICAL_ID_PATTERN, is_logical_id};
 use okf_engine::{
@@ -12,7 +13,6 @@ use okf_engine::{
     explain,
 };
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 pub use okf_api::request::{AskRequest, RequestError, check_selector};
@@ -188,15 +188,6 @@ impl Default for CacheLimits {
     }
 }
 
-/// Where a retained package came from: who may be handed it again.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Retained {
-    /// The bundle or corpus id.
-    bundle: String,
-    /// Assembled with the bundle's restricted records readable.
-    revealed: bool,
-}
-
 /// The inputs a package is assembled from, as this server serves them: the engine's replay
 /// inputs and whether the caller's grant makes restricted records readable (the same inputs
 /// give another package then, never to be handed to a caller without that grant).
@@ -208,73 +199,18 @@ pub struct ServedInputs {
     pub reveals_restricted: bool,
 }
 
-/// Least-recently-used cache of packages by `context_id`, bounded by count and bytes.
-#[derive(Debug, Default)]
-struct ContextCache {
-    /// By context_id: last use, where the package came from, the package.
-    entries: HashMap<String, (u64, Retained, Arc<Assembled>)>,
-    order: BTreeMap<u64, String>,
-    bytes: usize,
-    tick: u64,
-}
-
-impl ContextCache {
-    /// The package and where it came from, marked as just used.
-    fn touch(&mut self, id: &str) -> Option<(Retained, Arc<Assembled>)> {
-        self.tick += 1;
-        let tick = self.tick;
-        let (old, bundle, package) = self.entries.get_mut(id).map(|e| {
-            (
-                std::mem::replace(&mut e.0, tick),
-                e.1.clone(),
-                Arc::clone(&e.2),
-            )
-        })?;
-        self.order.remove(&old);
-        self.order.insert(tick, id.to_owned());
-        Some((bundle, package))
-    }
-
-    fn insert(&mut self, from: Retained, package: Arc<Assembled>, limits: CacheLimits) {
-        if self.touch(&package.context_id).is_some() {
-            return;
-        }
-        let size = package.json.len();
-        if size > limits.max_bytes || limits.max_entries == 0 {
-            return;
-        }
-        while self.entries.len() >= limits.max_entries || self.bytes + size > limits.max_bytes {
-            let Some((_, oldest)) = self.order.pop_first() else {
-                break;
-            };
-            if let Some((_, _, evicted)) = self.entries.remove(&oldest) {
-                self.bytes -= evicted.json.len();
-            }
-        }
-        self.tick += 1;
-        self.order.insert(self.tick, package.context_id.clone());
-        self.entries
-            .insert(package.context_id.clone(), (self.tick, from, package));
-        self.bytes += size;
-    }
-}
-
 /// The shared service state. The registry is one immutable snapshot that a reload replaces
 /// whole; each request takes the snapshot once, so it never sees a half-loaded registry.
 #[derive(Debug)]
 pub struct Service {
     registry: RwLock<Arc<Registry>>,
-    cache: Mutex<ContextCache>,
-    cache_limits: CacheLimits,
-    /// The last few contexts delivered in bounded pieces, parsed and indexed once, so a client
-    /// paging through one package does not re-assemble and re-parse it on every call.
-    delivered: Mutex<std::collections::VecDeque<(ServedInputs, Arc<okf_delivery::Context>)>>,
+    /// Every package assembled recently, with what was made from it: the engine gives the
+    /// same bytes for the same inputs, so asking again, paging, compressing or briefing a
+    /// package already kept is a lookup.
+    retained: Arc<Store>,
     /// The requests behind the contexts `search` listed, newest first, so a `fetch` of one of
     /// their result ids can replay its context (and refuse when it no longer replays).
     searched: Mutex<std::collections::VecDeque<(String, AskRequest)>>,
-    /// The packages assembled last, newest first, with the inputs they were assembled from:
-    /// the engine gives the same bytes for the same inputs, so asking again is a lookup.
-    repeats: Mutex<std::collections::VecDeque<(ServedInputs, Arc<Assembled>)>>,
     ops: crate::metrics::Ops,
     /// This running server's id, written into every receipt.
     instance: String,
@@ -317,10 +253,6 @@ fn version_in_force<'b>(bundle: &'b BundleEntry, date: &str) -> (&'b str, Option
     }
 }
 
-/// Most packages kept for repeated asks ([`Service::ask`]): each is at most the package byte
-/// limit, so they hold at most 8 MiB beside the context cache, which shares them.
-const REPEATS_KEPT: usize = 16;
-
 /// Most searches whose results can still be fetched (each holds one request, at most a
 /// question of 4,000 characters: under 16 MB in all).
 const SEARCHES_KEPT: usize = 4096;
@@ -334,11 +266,8 @@ impl Service {
         ops.registry_loaded(&registry);
         Service {
             registry: RwLock::new(Arc::new(registry)),
-            cache: Mutex::new(ContextCache::default()),
-            delivered: Mutex::new(std::collections::VecDeque::new()),
+            retained: Arc::new(Store::new(cache_limits)),
             searched: Mutex::new(std::collections::VecDeque::new()),
-            repeats: Mutex::new(std::collections::VecDeque::new()),
-            cache_limits,
             ops,
             instance: crate::execution::instance_id(),
         }
@@ -489,35 +418,22 @@ impl Service {
         }
     }
 
-    /// A recently delivered context by id.
-    pub fn delivered(&self, context_id: &str) -> Option<Arc<okf_delivery::Context>> {
-        let list = self.delivered.lock().ok()?;
-        list.iter()
-            .find(|(_, c)| c.context_id() == context_id)
-            .map(|(_, c)| Arc::clone(c))
+    /// The store of retained packages and what is made from them.
+    pub(crate) fn retained(&self) -> &Arc<Store> {
+        &self.retained
     }
 
-    /// The recently delivered context `context_id`, when it was assembled from `inputs`: then
-    /// it is exactly what assembling `inputs` again would give.
+    /// The parsed context `context_id`, when the package is retained and `inputs` are known to
+    /// assemble to it: then it is exactly what assembling `inputs` again would give.
     pub fn delivered_for(
         &self,
         context_id: &str,
         inputs: &ServedInputs,
     ) -> Option<Arc<okf_delivery::Context>> {
-        let list = self.delivered.lock().ok()?;
-        list.iter()
-            .find(|(kept, c)| c.context_id() == context_id && kept == inputs)
-            .map(|(_, c)| Arc::clone(c))
-    }
-
-    /// Keeps a delivered context with the inputs it was assembled from, for the next calls
-    /// (the four most recent inputs).
-    pub fn keep_delivered(&self, inputs: ServedInputs, context: Arc<okf_delivery::Context>) {
-        if let Ok(mut list) = self.delivered.lock() {
-            list.retain(|(kept, _)| *kept != inputs);
-            list.push_front((inputs, context));
-            list.truncate(4);
-        }
+        self.retained
+            .assembled_from(inputs)
+            .filter(|entry| entry.package.context_id == context_id)
+            .and_then(|entry| entry.delivery(&self.retained).ok())
     }
 
     /// Remembers the request a search assembled `context_id` from.
@@ -617,9 +533,9 @@ impl Service {
             inputs,
             reveals_restricted: self.reveals_restricted(&req.bundle, caller),
         };
-        if let Some(package) = self.repeated(&served) {
+        if let Some(entry) = self.retained.assembled_from(&served) {
             self.ops.metrics.repeated();
-            return Ok(self.answered(req, package, version, &served, started));
+            return Ok(self.answered(req, Arc::clone(&entry.package), version, &served, started));
         }
         let index = match (&loaded.revealing, served.reveals_restricted) {
             (Some(revealing), true) => revealing,
@@ -634,26 +550,7 @@ impl Service {
             &inputs.options,
         )?);
         self.count_assembly(&req.bundle, &package);
-        let answer = self.answered(req, package, version, &served, started);
-        self.keep_repeat(served, Arc::clone(&answer.package));
-        Ok(answer)
-    }
-
-    /// The package last assembled from exactly `served`, if it is still among the recent ones.
-    fn repeated(&self, served: &ServedInputs) -> Option<Arc<Assembled>> {
-        let list = self.repeats.lock().unwrap_or_else(PoisonError::into_inner);
-        list.iter()
-            .find(|(kept, _)| kept == served)
-            .map(|(_, package)| Arc::clone(package))
-    }
-
-    /// Keeps a package just assembled with its inputs (the [`REPEATS_KEPT`] most recent; each
-    /// is at most the package byte limit, and shared with the context cache).
-    fn keep_repeat(&self, served: ServedInputs, package: Arc<Assembled>) {
-        let mut list = self.repeats.lock().unwrap_or_else(PoisonError::into_inner);
-        list.retain(|(kept, _)| *kept != served);
-        list.push_front((served, package));
-        list.truncate(REPEATS_KEPT);
+        Ok(self.answered(req, package, version, &served, started))
     }
 
     /// Counts a package just assembled (a restricted bundle's id is not published, not even
@@ -677,16 +574,17 @@ impl Service {
         served: &ServedInputs,
         started: Started,
     ) -> Answer {
-        if let Ok(mut cache) = self.cache.lock() {
-            cache.insert(
-                Retained {
-                    bundle: req.bundle.clone(),
-                    revealed: served.reveals_restricted,
-                },
-                Arc::clone(&package),
-                self.cache_limits,
-            );
-        }
+        // A corpus reads its shards on every ask (a missing one makes it unavailable), so its
+        // packages are retained by id only, never answered again by their inputs.
+        let is_corpus = self.registry().corpora.contains_key(&req.bundle);
+        self.retained.keep(
+            Origin {
+                bundle: req.bundle.clone(),
+                revealed: served.reveals_restricted,
+            },
+            (!is_corpus).then(|| served.clone()),
+            Arc::clone(&package),
+        );
         let receipt = started.receipt(
             &self.instance,
             &req.bundle,
@@ -745,15 +643,16 @@ impl Service {
                 format!("must match {}", okf_api::format::CONTEXT_ID_PATTERN),
             ));
         }
-        let found = self.cache.lock().ok().and_then(|mut c| c.touch(context_id));
+        let found = self.retained.get(context_id);
         // A package of a bundle the caller may not see is, to it, a package never retained.
         let registry = self.registry_for(caller);
         found
-            .filter(|(from, _)| {
+            .filter(|entry| {
+                let from = &entry.origin;
                 registry.answers(&from.bundle)
                     && (!from.revealed || self.reveals_restricted(&from.bundle, caller))
             })
-            .map(|(_, package)| package)
+            .map(|entry| Arc::clone(&entry.package))
             .ok_or_else(|| ServiceError::ContextNotRetained(context_id.to_owned()))
     }
 
@@ -817,81 +716,6 @@ fn corpus_inputs<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use okf_engine::EvidenceStatus;
-
-    fn fake(id: u8, size: usize) -> Arc<Assembled> {
-        Arc::new(Assembled {
-            json: "x".repeat(size),
-            context_id: format!("urn:sha256:{}", format!("{id:02x}").repeat(32)),
-            used_bytes: size as u64,
-            evidence_status: EvidenceStatus::Insufficient,
-        })
-    }
-
-    #[test]
-    fn cache_evicts_least_recently_used_by_count_and_bytes() {
-        let limits = CacheLimits {
-            max_entries: 2,
-            max_bytes: 100,
-        };
-        let mut cache = ContextCache::default();
-        cache.insert(
-            Retained {
-                bundle: "example".into(),
-                revealed: false,
-            },
-            fake(1, 10),
-            limits,
-        );
-        cache.insert(
-            Retained {
-                bundle: "example".into(),
-                revealed: false,
-            },
-            fake(2, 10),
-            limits,
-        );
-        assert!(cache.touch(&fake(1, 0).context_id).is_some());
-        cache.insert(
-            Retained {
-                bundle: "example".into(),
-                revealed: false,
-            },
-            fake(3, 10),
-            limits,
-        );
-        assert!(
-            cache.touch(&fake(2, 0).context_id).is_none(),
-            "2 was least recently used"
-        );
-        assert!(cache.touch(&fake(1, 0).context_id).is_some());
-        cache.insert(
-            Retained {
-                bundle: "example".into(),
-                revealed: false,
-            },
-            fake(4, 95),
-            limits,
-        );
-        assert_eq!(
-            cache.entries.len(),
-            1,
-            "bytes bound evicts both older entries"
-        );
-        assert!(cache.bytes <= 100);
-        cache.insert(
-            Retained {
-                bundle: "example".into(),
-                revealed: false,
-            },
-            fake(5, 101),
-            limits,
-        );
-        assert!(
-            cache.touch(&fake(5, 0).context_id).is_none(),
-            "an entry larger than the cache is not kept"
-        );
-    }
 
     #[test]
     #[allow(clippy::unwrap_used)]

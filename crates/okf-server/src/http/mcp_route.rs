@@ -52,7 +52,7 @@ pub(crate) async fn mcp_body_guard(
         };
         return jsonrpc_error(status, refusal.id, refusal.code, &refusal.message);
     }
-    let slot = PackageSlot::new(Arc::clone(&state.escaped));
+    let slot = PackageSlot::new(Arc::clone(state.service.retained()));
     let mut request = Request::from_parts(parts, Body::from(bytes));
     request.extensions_mut().insert(slot.clone());
     let response = next.run(request).await;

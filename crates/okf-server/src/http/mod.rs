@@ -18,7 +18,6 @@ pub use config::HttpConfig;
 pub use router::router;
 
 use crate::fairness::{Budget, RateLimit};
-use crate::mcp::splice::EscapedTexts;
 use crate::service::Service;
 use std::sync::Arc;
 
@@ -41,8 +40,6 @@ struct SharedState {
     readers: Arc<Budget>,
     /// The rate limits of asks and of everything else; `None` when rate limiting is off.
     rates: Option<Arc<[RateLimit; 2]>>,
-    escaped: Arc<EscapedTexts>,
-    compressed: Arc<crate::compression::CompressedPackages>,
 }
 
 /// What a handler tells the request log about its outcome.

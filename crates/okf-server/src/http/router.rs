@@ -60,8 +60,6 @@ pub fn router(service: Arc<Service>, config: HttpConfig) -> Router {
             config.max_clients,
         ),
         rates,
-        escaped: Arc::default(),
-        compressed: Arc::default(),
         config: Arc::new(config),
     }));
     Router::new()

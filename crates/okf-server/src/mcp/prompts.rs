@@ -74,9 +74,12 @@ pub(crate) fn get(
                 .map_err(|e| refused(e.code(), e.field().as_deref(), &e.to_string()))?
         }
     };
-    let brief = okf_brief::render(&package.json, &okf_brief::BriefOptions::default())
+    let brief = service
+        .retained()
+        .brief(&package)
         .map_err(|e| ErrorData::internal_error(format!("the brief: {e}"), None))?;
-    let mut result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, brief.text)]);
+    let mut result =
+        GetPromptResult::new(vec![PromptMessage::new_text(Role::User, brief.to_string())]);
     result.description = Some(format!(
         "Answer from the evidence package {} ({})",
         package.context_id,

@@ -10,14 +10,14 @@
 //! `result.content`, which becomes one text block carrying the package's evidence brief
 //! ([`okf_brief`]): what a model reads, bounded to a host's tool-result limit, while the
 //! exact package stays in `structuredContent` for the host and the view. The parsed result
-//! is the one rmcp would have written (tested below). The escaped brief of the last few
-//! packages is kept by `context_id` ([`EscapedTexts`]).
+//! is the one rmcp would have written (tested below). The escaped brief is kept with the
+//! retained package ([`crate::retained`]).
 
+use crate::retained::Store;
 use bytes::Bytes;
 use okf_engine::Assembled;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value};
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Largest placeholder response read back from the transport; it carries no package.
@@ -66,17 +66,17 @@ pub(crate) enum SpliceError {
 #[derive(Debug, Clone)]
 pub(crate) struct PackageSlot {
     left: Arc<Mutex<Option<Left>>>,
-    texts: Arc<EscapedTexts>,
+    store: Arc<Store>,
     /// The scopes a tool call was refused for want of, for the HTTP layer's challenge.
     step_up: Arc<Mutex<Option<String>>>,
 }
 
 impl PackageSlot {
-    /// An empty slot whose packages are escaped through `texts`.
-    pub(crate) fn new(texts: Arc<EscapedTexts>) -> Self {
+    /// An empty slot whose packages' text blocks are kept with them in `store`.
+    pub(crate) fn new(store: Arc<Store>) -> Self {
         PackageSlot {
             left: Arc::default(),
-            texts,
+            store,
             step_up: Arc::default(),
         }
     }
@@ -97,7 +97,7 @@ impl PackageSlot {
     /// Keeps `package` for the response, escaping its text now: on the tool's blocking
     /// thread, not on the async workers that write the response.
     pub(crate) fn put(&self, package: Arc<Assembled>) {
-        let escaped = self.texts.get(&package);
+        let escaped = text_block(&self.store, &package);
         *self.left.lock().unwrap_or_else(PoisonError::into_inner) = Some((package, escaped));
     }
 
@@ -141,33 +141,17 @@ fn too_large_note(bytes: usize, package: Option<&Assembled>) -> String {
     )
 }
 
-/// How many escaped package texts [`EscapedTexts`] keeps.
-const KEPT_TEXTS: usize = 8;
-
-/// The package text as a JSON string literal for the last few packages written, by
-/// `context_id`. A `context_id` fixes the package bytes, so a repeated question (a client
-/// retrying, or many clients asking the same thing) does not escape ~0.5 MB again.
-#[derive(Debug, Default)]
-pub(crate) struct EscapedTexts(Mutex<VecDeque<(String, Bytes)>>);
-
-impl EscapedTexts {
-    /// The JSON string literal of `package`'s text, from the kept ones or escaped now.
-    pub(crate) fn get(&self, package: &Assembled) -> Result<Bytes, SpliceError> {
-        let kept = |list: &VecDeque<(String, Bytes)>| {
-            list.iter()
-                .find(|(id, _)| *id == package.context_id)
-                .map(|(_, text)| text.clone())
-        };
-        if let Some(text) = kept(&self.0.lock().unwrap_or_else(PoisonError::into_inner)) {
-            return Ok(text);
-        }
-        let text = Bytes::from(escaped_text_block(package)?);
-        let mut list = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if kept(&list).is_none() {
-            list.push_front((package.context_id.clone(), text.clone()));
-            list.truncate(KEPT_TEXTS);
-        }
-        Ok(text)
+/// The package's text block as a JSON string literal: kept with the package while it is
+/// retained (a `context_id` fixes the bytes), so a repeated question does not render and
+/// escape the brief again.
+pub(crate) fn text_block(store: &Store, package: &Assembled) -> Result<Bytes, SpliceError> {
+    let escape = |package: &Assembled| {
+        let brief = store.brief(package).map_err(SpliceError::Brief)?;
+        escaped_text_block(package, &brief)
+    };
+    match store.get(&package.context_id) {
+        Some(entry) => entry.text_block(store, |entry| escape(&entry.package)),
+        None => escape(package).map(Bytes::from),
     }
 }
 
@@ -227,12 +211,11 @@ pub(crate) fn bounded(mut result: CallToolResult) -> CallToolResult {
 /// The text block of a whole package as a JSON string literal: its evidence brief, or, when
 /// the package and its brief would not fit in one result together, the note saying where the
 /// package is.
-fn escaped_text_block(package: &Assembled) -> Result<Vec<u8>, SpliceError> {
-    let brief = okf_brief::render(&package.json, &okf_brief::BriefOptions::default())
-        .map(|brief| brief.text)
-        .map_err(SpliceError::Brief)?;
+/// The text block of `package` as a JSON string literal: its `brief` escaped, or the note
+/// standing for it when both would not fit one tool result.
+fn escaped_text_block(package: &Assembled, brief: &str) -> Result<Vec<u8>, SpliceError> {
     let mut out = Vec::with_capacity(brief.len() + brief.len() / 8 + 2);
-    serde_json::to_writer(&mut out, &brief).map_err(|source| SpliceError::Escape {
+    serde_json::to_writer(&mut out, brief).map_err(|source| SpliceError::Escape {
         what: "brief",
         source,
     })?;
@@ -253,7 +236,9 @@ pub(crate) fn package_result(
     value: Value,
     package: &Assembled,
 ) -> Result<CallToolResult, SpliceError> {
-    let escaped = escaped_text_block(package)?;
+    let brief = okf_brief::render(&package.json, &okf_brief::BriefOptions::default())
+        .map_err(SpliceError::Brief)?;
+    let escaped = escaped_text_block(package, &brief.text)?;
     let text: String = serde_json::from_slice(&escaped).map_err(SpliceError::ReadBack)?;
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(value);
@@ -383,26 +368,26 @@ mod tests {
     }
 
     #[test]
-    fn the_text_block_is_the_packages_evidence_brief_kept_by_context_id() {
-        let texts = EscapedTexts::default();
-        let package = example_package("How do I borrow books?");
-        let first = texts.get(&package).unwrap();
+    fn the_text_block_is_the_packages_evidence_brief_kept_with_the_retained_package() {
+        let store = Store::new(crate::service::CacheLimits::default());
+        let package = Arc::new(example_package("How do I borrow books?"));
         let brief = okf_brief::render(&package.json, &okf_brief::BriefOptions::default()).unwrap();
-        assert_eq!(first, serde_json::to_vec(&brief.text).unwrap());
-        let again = texts.get(&package).unwrap();
+        let expected = serde_json::to_vec(&brief.text).unwrap();
+        let not_retained = text_block(&store, &package).unwrap();
+        assert_eq!(not_retained, expected);
+        let origin = crate::retained::Origin {
+            bundle: "example".into(),
+            revealed: false,
+        };
+        store.keep(origin, None, Arc::clone(&package));
+        let first = text_block(&store, &package).unwrap();
+        assert_eq!(first, expected);
+        let again = text_block(&store, &package).unwrap();
         assert_eq!(
             again.as_ptr(),
             first.as_ptr(),
             "a kept text is not rendered again"
         );
-        for question in [
-            "Explain overdue fines for DVDs",
-            "Explain room booking",
-            "What are the opening hours?",
-        ] {
-            texts.get(&example_package(question)).unwrap();
-        }
-        assert_eq!(texts.0.lock().unwrap().len(), 4);
     }
 
     /// A result whose structured content is `plain` letters and `quoted` quotation marks

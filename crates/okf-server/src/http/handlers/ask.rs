@@ -40,7 +40,7 @@ pub(crate) async fn ask(
             let context_id = answer.package.context_id.clone();
             let receipt = answer.receipt.to_json();
             let mut response = if brief {
-                brief_reply(answer.package).await
+                brief_reply(&state, answer.package).await
             } else {
                 package_reply(&state, coding, answer.package).await
             };
@@ -77,7 +77,7 @@ pub(crate) async fn context(
         .context(&context_id, &caller)
         .map_err(|e| ApiError::from(&e))?;
     if wants_brief(&headers) {
-        return Ok(brief_reply(package).await);
+        return Ok(brief_reply(&state, package).await);
     }
     let coding = crate::compression::negotiate(&headers);
     Ok(package_reply(&state, coding, package).await)

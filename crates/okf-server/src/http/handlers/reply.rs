@@ -1,4 +1,4 @@
-//! Package responses: the cached package bytes, compressed once per `context_id` and coding
+//! Package responses: the retained package bytes, compressed once per package and coding
 //! when the client accepts it.
 
 use crate::http::AppState;
@@ -23,13 +23,13 @@ fn package_response(package: Arc<okf_engine::Assembled>) -> Response {
 }
 
 /// A package response in the coding the client accepts (identity when it accepts none, or
-/// the package is small, or compressing failed), compressed once per `context_id` and coding.
+/// the package is small, or compressing failed), compressed once per package and coding.
 pub(crate) async fn package_reply(
     state: &AppState,
     coding: Option<crate::compression::Coding>,
     package: Arc<okf_engine::Assembled>,
 ) -> Response {
-    use crate::compression::{MIN_COMPRESSED_BYTES, content_encoding};
+    use crate::compression::{Level, MIN_COMPRESSED_BYTES, content_encoding};
     let vary = |mut response: Response| {
         response
             .headers_mut()
@@ -39,14 +39,20 @@ pub(crate) async fn package_reply(
     let Some(coding) = coding.filter(|_| package.json.len() >= MIN_COMPRESSED_BYTES) else {
         return vary(package_response(package));
     };
-    // A repeat is a lookup; only a first compression goes to a blocking thread.
-    let compressed = match state.compressed.kept(&package.context_id, coding) {
+    // A repeat is a lookup; only a first compression goes to a blocking thread, and its body
+    // is kept with the package while the package is retained.
+    let store = Arc::clone(state.service.retained());
+    let entry = store.get(&package.context_id);
+    let compressed = match entry.as_ref().and_then(|e| e.compressed(coding)) {
         Some(body) => Ok(Ok((body, false))),
         None => {
-            let cache = Arc::clone(&state.compressed);
-            let kept = Arc::clone(&package);
+            let json = Arc::clone(&package);
             tokio::task::spawn_blocking(move || {
-                cache.get(&kept.context_id, coding, kept.json.as_bytes())
+                let body = bytes::Bytes::from(coding.encode(json.json.as_bytes(), Level::Fast)?);
+                if let Some(entry) = entry {
+                    entry.keep_compressed(coding, &body, &store);
+                }
+                Ok::<_, std::io::Error>((body, true))
             })
             .await
         }
@@ -106,19 +112,18 @@ pub(crate) fn wants_brief(headers: &axum::http::HeaderMap) -> bool {
         > quality(&["application/json", "application/*", "*/*"])
 }
 
-/// A package's evidence brief (`okf-brief`, default budget) as `text/markdown`.
-pub(crate) async fn brief_reply(package: Arc<okf_engine::Assembled>) -> Response {
-    let rendered = tokio::task::spawn_blocking(move || {
-        okf_brief::render(&package.json, &okf_brief::BriefOptions::default())
-    })
-    .await;
+/// A package's evidence brief (`okf-brief`, default budget) as `text/markdown`, kept with the
+/// package while it is retained.
+pub(crate) async fn brief_reply(state: &AppState, package: Arc<okf_engine::Assembled>) -> Response {
+    let store = Arc::clone(state.service.retained());
+    let rendered = tokio::task::spawn_blocking(move || store.brief(&package)).await;
     match rendered {
         Ok(Ok(brief)) => (
             [(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static(okf_brief::MEDIA_TYPE),
             )],
-            brief.text,
+            brief.to_string(),
         )
             .into_response(),
         _ => crate::http::error::ApiError::new(
