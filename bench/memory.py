@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Resident memory of `okf serve` under distinct DWP asks, as reported in BENCHMARKS.md.
 
-Usage: bench/memory.py OKF_BIN [REQUESTS] [CONNECTIONS] [-- extra okf serve flags]
+Usage: bench/memory.py OKF_BIN [REQUESTS] [CONNECTIONS] [--mixed] [-- extra okf serve flags]
 
 Starts OKF_BIN serve with the DWP index, sends REQUESTS (default 50,000) asks, each a
 different question, over CONNECTIONS (default 4) keep-alive connections, and prints the
 server's VmRSS and VmHWM (from /proc/PID/status) after every tenth of the run. The
 environment is passed on, so MALLOC_ARENA_MAX and the like reach the server. Loopback only,
 bounded in count.
+
+With --mixed, the asks take turns as `POST /api/ask`, the same compressed (zstd), MCP
+`tools/call ask_okf`, and a first `POST /api/catalogue` page: every form the server keeps
+with a package (compressed body, brief and MCP text block, delivery context) is made.
 """
 
 import http.client
@@ -44,6 +48,8 @@ def main():
     if "--" in args:
         extra = args[args.index("--") + 1 :]
         args = args[: args.index("--")]
+    mixed = "--mixed" in args
+    args = [a for a in args if a != "--mixed"]
     okf = args[0]
     total = int(args[1]) if len(args) > 1 else 50_000
     connections = int(args[2]) if len(args) > 2 else 4
@@ -80,8 +86,20 @@ def main():
                         n = next(counter, None)
                     if n is None:
                         break
-                    body = json.dumps({"bundle": "okf-dwp", "question": f"{question} ({n})"})
-                    conn.request("POST", "/api/ask", body, {"Content-Type": "application/json"})
+                    ask = {"bundle": "okf-dwp", "question": f"{question} ({n})"}
+                    path, headers = "/api/ask", {"Content-Type": "application/json"}
+                    kind = n % 4 if mixed else 0
+                    if kind == 1:
+                        headers["Accept-Encoding"] = "zstd"
+                    elif kind == 2:
+                        path = "/mcp"
+                        headers["Accept"] = "application/json, text/event-stream"
+                        headers["MCP-Protocol-Version"] = "2025-11-25"
+                        ask = {"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                               "params": {"name": "ask_okf", "arguments": ask}}
+                    elif kind == 3:
+                        path = "/api/catalogue"
+                    conn.request("POST", path, json.dumps(ask), headers)
                     response = conn.getresponse()
                     response.read()
                     with lock:

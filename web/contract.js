@@ -135,6 +135,13 @@ export const CONTRACT = freeze({
             "pattern": "^[a-z0-9][a-z0-9._-]{0,63}$",
             "type": "string"
           },
+          "profile": {
+            "description": "Optional: \"regimes\" writes the richer profile. Omitted: the bundle's registry setting.",
+            "enum": [
+              "regimes"
+            ],
+            "type": "string"
+          },
           "question": {
             "description": "The question, 1-4000 characters, not blank.",
             "maxLength": 4000,

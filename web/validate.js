@@ -17,6 +17,11 @@ export const BUDGET_LIMITS = Object.freeze(Object.fromEntries(limits.budget.map(
 /** The engine's default for each budget key. */
 export const BUDGET_DEFAULTS = Object.freeze(Object.fromEntries(limits.budget.map(([key, , , value]) => [key, value])));
 
+/** The arguments a page tool takes: its published schema's properties, a closed list. */
+const toolFields = (name) => Object.keys(CONTRACT.page_tools[name].inputSchema.properties);
+/** The package profiles a request may name. */
+const PROFILES = CONTRACT.page_tools.okf_build_context.inputSchema.properties.profile.enum;
+
 /** A rejected argument: `field` names it (e.g. `budget.max_bytes`). */
 export class ArgumentError extends Error {
   constructor(field, message) {
@@ -75,7 +80,7 @@ export function checkBudget(budget) {
 
 /** Checks `okf_build_context` arguments; returns the request body for POST /api/ask. */
 export function checkBuildArgs(input) {
-  closedObject(input, 'arguments', ['bundle', 'question', 'budget', 'version', 'as_of', 'profile']);
+  closedObject(input, 'arguments', toolFields('okf_build_context'));
   const body = { bundle: checkBundle(input.bundle), question: checkQuestion(input.question) };
   if (input.budget !== undefined) {
     const budget = checkBudget(input.budget);
@@ -90,7 +95,7 @@ export function checkBuildArgs(input) {
     body.as_of = input.as_of;
   }
   if (input.profile !== undefined) {
-    if (input.profile !== 'regimes') throw new ArgumentError('profile', 'must be "regimes" when given');
+    if (!PROFILES.includes(input.profile)) throw new ArgumentError('profile', `must be ${PROFILES.map((p) => JSON.stringify(p)).join(' or ')} when given`);
     body.profile = input.profile;
   }
   return body;
@@ -105,7 +110,7 @@ function checkRecordId(recordId) {
 
 /** Checks `okf_explain_context` arguments. */
 export function checkExplainArgs(input) {
-  closedObject(input, 'arguments', ['context_id', 'record_id']);
+  closedObject(input, 'arguments', toolFields('okf_explain_context'));
   const { context_id: contextId, record_id: recordId } = input;
   if (typeof contextId !== 'string' || !CONTEXT_ID.test(contextId)) {
     throw new ArgumentError('context_id', `must match ${CONTEXT_ID.source}`);
@@ -145,7 +150,7 @@ function replayBody(input) {
 
 /** Checks `okf_context_manifest` arguments; returns the body for POST /api/catalogue. */
 export function checkManifestArgs(input) {
-  closedObject(input, 'arguments', ['bundle', 'question', 'budget', 'context_id', 'offset', 'delivery_bytes']);
+  closedObject(input, 'arguments', toolFields('okf_context_manifest'));
   const body = replayBody(input);
   if (input.context_id !== undefined) body.context_id = checkContextId(input.context_id);
   if (input.offset !== undefined) body.offset = checkRange(input.offset, 'offset', 0, MAX_OFFSET);
@@ -158,7 +163,7 @@ export function checkManifestArgs(input) {
 
 /** Checks `okf_read_evidence` arguments; returns the body for POST /api/read. */
 export function checkReadArgs(input) {
-  closedObject(input, 'arguments', ['bundle', 'question', 'budget', 'context_id', 'section', 'record_id', 'offset', 'delivery_bytes']);
+  closedObject(input, 'arguments', toolFields('okf_read_evidence'));
   const body = replayBody(input);
   body.context_id = checkContextId(input.context_id);
   if (!SECTIONS.includes(input.section)) throw new ArgumentError('section', `must be one of ${SECTIONS.join(', ')}`);

@@ -110,11 +110,7 @@ pub fn ask_request() -> Value {
                     defaults.max_nodes, defaults.max_relationships, defaults.max_depth, defaults.max_bytes
                 ),
             },
-            "profile": {
-                "type": or_null("string"),
-                "enum": [crate::request::REGIMES_PROFILE, null],
-                "description": "Optional: \"regimes\" writes the richer profile. Omitted or null: the bundle's registry setting.",
-            },
+            "profile": profile_field(&or_null("string"), &[json!(crate::request::REGIMES_PROFILE), Value::Null], "Omitted or null"),
         },
         "$defs": {
             "slug": {
@@ -123,6 +119,16 @@ pub fn ask_request() -> Value {
                 "description": "Lowercase registry name: a letter or digit, then up to 63 of a-z 0-9 . _ -.",
             },
         },
+    })
+}
+
+/// The `profile` field of a build request, of JSON Schema type `kind` with the values
+/// `values`; `absent` says how a caller leaves it out.
+pub(crate) fn profile_field(kind: &Value, values: &[Value], absent: &str) -> Value {
+    json!({
+        "type": kind,
+        "enum": values,
+        "description": format!("Optional: \"{}\" writes the richer profile. {absent}: the bundle's registry setting.", crate::request::REGIMES_PROFILE),
     })
 }
 

@@ -4,10 +4,12 @@
 //! writes it; a test fails when the committed file is not what this module generates.
 
 use crate::error::ErrorCode;
+use crate::request::REGIMES_PROFILE;
 use crate::format::{CONTEXT_ID_PATTERN, DATE_PATTERN, LOGICAL_ID_PATTERN};
 use crate::limits::{MAX_OFFSET, MAX_RECORD_ID_CHARS, MIN_CATALOGUE_DELIVERY_BYTES};
 use crate::schemas::{
-    as_of_field, budget_properties, context_id_field, offset_field, record_id_field, version_field,
+    as_of_field, budget_properties, context_id_field, offset_field, profile_field, record_id_field,
+    version_field,
 };
 use crate::tools::{delivery_bytes_description, section_names};
 use okf_delivery::{MAX_DELIVERY_BYTES, MIN_DELIVERY_BYTES};
@@ -81,6 +83,7 @@ pub fn page_tools() -> Map<String, Value> {
                     "budget": budget_schema(),
                     "version": version_field(&json!("string"), "omitted"),
                     "as_of": as_of_field(&json!("string"), "Omitted"),
+                    "profile": profile_field(&json!("string"), &[json!(REGIMES_PROFILE)], "Omitted"),
                 }),
             ),
         ),

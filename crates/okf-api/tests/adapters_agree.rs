@@ -59,6 +59,24 @@ fn the_page_modules_import_the_contract_and_restate_no_limit_or_pattern() {
 }
 
 #[test]
+fn the_page_checks_take_each_tools_closed_field_list_and_profiles_from_the_contract() {
+    let validate = read("web/validate.js");
+    assert!(
+        !validate.contains("'arguments', ["),
+        "web/validate.js lists a tool's fields itself"
+    );
+    assert!(
+        !validate.contains(&format!("'{}'", okf_api::request::REGIMES_PROFILE)),
+        "web/validate.js names a profile itself"
+    );
+    for tool in okf_api::web::page_tools().keys() {
+        let checked = validate.contains(&format!("toolFields('{tool}')"))
+            || tool == "okf_check_answer";
+        assert!(checked, "{tool}'s arguments are not checked against its schema's fields");
+    }
+}
+
+#[test]
 fn the_page_contract_states_the_engine_budget_ranges_in_the_engine_order() {
     let contract = okf_api::web::web_contract();
     let budget: Vec<(String, u64, u64)> = contract["limits"]["budget"]
