@@ -63,7 +63,7 @@ function updateSessionStatus() {
   if (!wb?.workbenchId) return;
   const p = wb.page();
   const line = $('session-status');
-  line.textContent = `Session: revision ${p.revision}; assistant calls ${p.usage.calls} of 128, ${p.usage.bytes} of 1048576 bytes.`;
+  line.textContent = `Session: revision ${p.revision}; assistant calls ${p.usage.calls} of ${p.usage.max_calls}, ${p.usage.bytes} of ${p.usage.max_bytes} bytes.`;
   // Calls that reached the session (refusals included), for diagnostics and tests.
   line.dataset.sessionCalls = String(p.session_calls);
   line.dataset.revision = String(p.revision);

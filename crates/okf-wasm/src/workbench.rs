@@ -245,6 +245,8 @@ impl Open {
             "usage": {
                 "calls": self.tools.metrics().calls,
                 "bytes": self.tools.metrics().bytes,
+                "max_calls": okf_workbench::MAX_CALLS,
+                "max_bytes": okf_workbench::MAX_SESSION_BYTES,
             },
         })
     }
