@@ -156,9 +156,9 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Which limit refused.
+/// Which share is used up when a load limit refuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Refusal {
+pub(crate) enum Exhausted {
     /// The client's own share is used up.
     Client,
     /// The whole server's is.
@@ -205,16 +205,16 @@ impl Budget {
     pub(crate) fn try_acquire(
         self: &Arc<Self>,
         client: Option<ClientKey>,
-    ) -> Result<Pass, Refusal> {
+    ) -> Result<Pass, Exhausted> {
         let mut state = lock(&self.state);
         if state.in_use >= self.global {
-            return Err(Refusal::Global);
+            return Err(Exhausted::Global);
         }
         let slot = match (client, self.per_client) {
             (Some(key), Some(limit)) => {
                 let slot = state.clients.slot(key, Instant::now(), |n| *n == 0);
                 if state.clients.get_mut(slot).is_some_and(|n| *n >= limit) {
-                    return Err(Refusal::Client);
+                    return Err(Exhausted::Client);
                 }
                 Some(slot)
             }
@@ -316,21 +316,21 @@ impl RateLimit {
     }
 
     /// Counts a request of `client`; `Err(time left in the window that refused it)`.
-    pub(crate) fn check(&self, client: ClientKey) -> Result<(), (Refusal, Duration)> {
+    pub(crate) fn check(&self, client: ClientKey) -> Result<(), (Exhausted, Duration)> {
         let now = Instant::now();
         let length = self.length;
         let mut guard = lock(&self.state);
         let state = &mut *guard;
         state.all.roll(now, length);
         if state.all.count >= self.global {
-            return Err((Refusal::Global, state.all.left(now, length)));
+            return Err((Exhausted::Global, state.all.left(now, length)));
         }
         if let Some(limit) = self.per_client {
             let slot = state.clients.slot(client, now, |w| w.ended(now, length));
             if let Some(window) = state.clients.get_mut(slot) {
                 window.roll(now, length);
                 if window.count >= limit {
-                    return Err((Refusal::Client, window.left(now, length)));
+                    return Err((Exhausted::Client, window.left(now, length)));
                 }
                 window.count += 1;
             }
@@ -362,7 +362,7 @@ mod tests {
         // Every address past the cap shares the overflow window: it is long used up.
         assert_eq!(
             rate.check(v4(1_000_000)).map_err(|(r, _)| r),
-            Err(Refusal::Client)
+            Err(Exhausted::Client)
         );
 
         let budget = Budget::new(usize::MAX, Some(2), cap);
@@ -408,22 +408,22 @@ mod tests {
             budget.try_acquire(Some(v4(1))),
         ];
         assert!(a.iter().all(Result::is_ok));
-        assert_eq!(budget.try_acquire(Some(v4(1))).err(), Some(Refusal::Client));
+        assert_eq!(budget.try_acquire(Some(v4(1))).err(), Some(Exhausted::Client));
         let b = [
             budget.try_acquire(Some(v4(2))),
             budget.try_acquire(Some(v4(2))),
         ];
         assert!(b.iter().all(Result::is_ok));
-        assert_eq!(budget.try_acquire(Some(v4(3))).err(), Some(Refusal::Global));
+        assert_eq!(budget.try_acquire(Some(v4(3))).err(), Some(Exhausted::Global));
         // Without a client key only the ceiling counts.
         drop(b);
         assert!(budget.try_acquire(None).is_ok());
 
         let rate = RateLimit::new(3, Duration::from_secs(60), Some(2), 16);
         assert!(rate.check(v4(1)).is_ok() && rate.check(v4(1)).is_ok());
-        assert_eq!(rate.check(v4(1)).map_err(|(r, _)| r), Err(Refusal::Client));
+        assert_eq!(rate.check(v4(1)).map_err(|(r, _)| r), Err(Exhausted::Client));
         assert!(rate.check(v4(2)).is_ok());
-        assert_eq!(rate.check(v4(3)).map_err(|(r, _)| r), Err(Refusal::Global));
+        assert_eq!(rate.check(v4(3)).map_err(|(r, _)| r), Err(Exhausted::Global));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use super::AppState;
 use super::error::ApiError;
-use crate::fairness::{Budget, ClientAddr, ClientKey, Refusal, client_key};
+use crate::fairness::{Budget, ClientAddr, ClientKey, Exhausted, client_key};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, header};
@@ -62,7 +62,7 @@ fn too_many(retry_after: u64, message: &str) -> Response {
 
 /// Counts a request against its class's window, the client's and the overall one;
 /// `Some((which, seconds left))` when one is full.
-fn rate_check(state: &AppState, class: RouteClass, client: ClientKey) -> Option<(Refusal, u64)> {
+fn rate_check(state: &AppState, class: RouteClass, client: ClientKey) -> Option<(Exhausted, u64)> {
     let rates = state.rates.as_ref()?;
     let rate = match class {
         RouteClass::Health | RouteClass::Page => return None,
@@ -176,8 +176,8 @@ fn acquire(
     budget
         .try_acquire(Some(client))
         .map_err(|refusal| match refusal {
-            Refusal::Client => client_full,
-            Refusal::Global => server_full,
+            Exhausted::Client => client_full,
+            Exhausted::Global => server_full,
         })
 }
 
@@ -205,10 +205,10 @@ pub(crate) async fn load_guard(
         return too_many(
             seconds,
             match refusal {
-                Refusal::Client => {
+                Exhausted::Client => {
                     "too many requests from this client in this window; retry after the indicated seconds"
                 }
-                Refusal::Global => {
+                Exhausted::Global => {
                     "too many requests in this window; retry after the indicated seconds"
                 }
             },
