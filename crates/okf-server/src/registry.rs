@@ -54,6 +54,7 @@ pub struct CorpusDecl {
     pub access: Access,
 }
 
+
 /// A verified, servable corpus: shards are read lazily, per question, and cached by digest.
 #[derive(Debug, Clone)]
 pub struct CorpusEntry {
@@ -148,10 +149,17 @@ pub struct BundleDecl {
     /// (1–120 characters, no control characters).
     #[serde(default)]
     pub title: Option<String>,
+    /// Example questions for people and hosts: the page's placeholder and suggestions, and
+    /// `/api/bundles` (at most [`MAX_EXAMPLES`], each a question the engine accepts).
+    #[serde(default)]
+    pub examples: Vec<String>,
     /// Who may ask it (default public).
     #[serde(default)]
     pub access: Access,
 }
+
+/// Most example questions one bundle may declare.
+pub const MAX_EXAMPLES: usize = 5;
 
 /// One `[[bundle.versions]]` entry.
 #[derive(Debug, Deserialize)]
@@ -272,6 +280,8 @@ pub struct BundleEntry {
     pub id: String,
     /// The declared title for people, if any.
     pub title: Option<String>,
+    /// The declared example questions, in order.
+    pub examples: Vec<String>,
     /// Versions by name (ordered by name for stable listings).
     pub versions: BTreeMap<String, VersionEntry>,
     /// Version used when a request names none.
@@ -377,6 +387,7 @@ impl Registry {
             BundleEntry {
                 id: "example".into(),
                 title: Some("Example library bundle (embedded)".into()),
+                examples: vec!["How do I borrow books?".into()],
                 versions: BTreeMap::from([("current".into(), version)]),
                 default_version: "current".into(),
             },
@@ -860,9 +871,25 @@ fn bundle_entry(
             )));
         }
     }
+    if decl.examples.len() > MAX_EXAMPLES {
+        return Err(invalid(format!(
+            "bundle {:?} declares {} examples; at most {MAX_EXAMPLES}",
+            decl.id,
+            decl.examples.len()
+        )));
+    }
+    for example in &decl.examples {
+        if let Err(e) = okf_engine::check_question(example) {
+            return Err(invalid(format!(
+                "example {example:?} of bundle {:?} is not a question the engine accepts: {e}",
+                decl.id
+            )));
+        }
+    }
     Ok(BundleEntry {
         id: decl.id,
         title: decl.title,
+        examples: decl.examples,
         versions,
         default_version,
     })
@@ -1022,6 +1049,32 @@ mod tests {
                 "{bad}: {err:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_bundle_lists_at_most_five_example_questions_the_engine_accepts() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../okf/example");
+        let registry = |examples: &str| {
+            let text = format!(
+                "[[bundle]]\nid = \"example\"\nindex = \"index.json\"\nsha256 = \"{}\"\nindex_url = \"https://example.org/okf-example/index.json\"\nexamples = {examples}\n",
+                okf_engine::canonical::sha256_hex(include_bytes!("../../okf/example/index.json"))
+            );
+            Registry::from_toml(&text, &dir.join("r.toml")).map_err(|e| e.to_string())
+        };
+        let listed = registry("[\"How do I borrow books?\", \"Are there fines?\"]")
+            .map(|r| r.bundles["example"].examples.clone());
+        assert_eq!(
+            listed,
+            Ok(vec!["How do I borrow books?".into(), "Are there fines?".into()])
+        );
+        let six = format!("[{}]", vec!["\"Fines?\""; 6].join(", "));
+        let too_many = registry(&six).err().unwrap_or_default();
+        assert!(too_many.contains("declares 6 examples; at most 5"), "{too_many}");
+        let blank = registry("[\"   \"]").err().unwrap_or_default();
+        assert!(
+            blank.contains("is not a question the engine accepts"),
+            "{blank}"
+        );
     }
 
     #[test]

@@ -56,6 +56,7 @@ pub(crate) async fn bundles(State(state): State<AppState>, caller: Caller) -> Re
             json!({
                 "id": b.id,
                 "title": b.title,
+                "examples": b.examples,
                 "state": if b.default_ready() { "ready" } else { "refused" },
                 "default_version": b.default_version,
                 "versions": versions,
