@@ -98,8 +98,94 @@ const gapsOf = (pkg) => new Map(arr(pkg.declared_gaps).map((g) => [g.id, g]));
 /** The last path segment of an IRI (`…/regime/new-style-adm` gives `new-style-adm`). */
 const lastSegment = (iri) => String(iri ?? '').split('/').filter(Boolean).pop() ?? '';
 
-/** A regime id in words: its last segment with spaces (`new-style-adm` gives `new style adm`). */
-const regimeName = (iri) => lastSegment(iri).replaceAll('-', ' ');
+const SMALL_WORDS = new Set(['of', 'and', 'the', 'for', 'to', 'in', 'on', 'a', 'an', 'or', 'by', 'new', 'old', 'pre']);
+
+/**
+ * A regime id in words, from its last segment: each word capitalised, a short word that is no
+ * English function word read as an abbreviation (`new-style-adm` gives `New Style ADM`).
+ */
+const regimeName = (iri) =>
+  lastSegment(iri)
+    .split('-')
+    .filter(Boolean)
+    .map((w) => (w.length <= 3 && !SMALL_WORDS.has(w) ? w.toUpperCase() : `${w[0].toUpperCase()}${w.slice(1)}`))
+    .join(' ');
+
+const MET = 'supported-within-declared-scope';
+const isMet = (r) => r?.status === MET;
+
+/**
+ * A requirement's label for people. A trailing "evidence profile v1" is the authoring profile's
+ * name, not the branch's: it is dropped only when the requirement's id ends with the same
+ * version (`…-v1`); any other label is kept as the author wrote it.
+ */
+export function requirementLabel(r) {
+  const label = String(r?.label ?? r?.id ?? '');
+  const m = /^(.*\S)\s+evidence profile v(\d+)$/u.exec(label);
+  return m && String(r?.id ?? '').endsWith(`-v${m[2]}`) ? m[1] : label;
+}
+
+/** The ids a requirement requires that the package selected (and does not list as missing). */
+function presentOf(r, selectedIds) {
+  const missingIds = new Set(arr(r.missing));
+  return arr(r.required).filter((id) => selectedIds.has(id) && !missingIds.has(id));
+}
+
+/** `met`, `partial` (some required evidence present, some missing) or `none`. */
+function supportState(r, selectedIds) {
+  if (isMet(r)) return 'met';
+  return presentOf(r, selectedIds).length ? 'partial' : 'none';
+}
+
+const SUPPORT_WORDS = { met: 'met', partial: 'partly supported', none: 'not met' };
+
+const selectedIdsOf = (pkg) => new Set(arr(pkg.selected).map((s) => s.record?.id));
+
+/** A missing id in words: a declared gap's or record's label, else what it is. */
+const missingName = (id, labels) => labels.get(id) ?? 'a required record that is not in the package';
+
+/** GOV.UK details ("Technical details"): codes, ids and IRIs for those who need them. */
+function technicalDetails(id, ...content) {
+  return el(
+    'details',
+    { class: 'govuk-details', id },
+    el('summary', { class: 'govuk-details__summary' }, el('span', { class: 'govuk-details__summary-text', text: 'Technical details' })),
+    el('div', { class: 'govuk-details__text' }, ...content),
+  );
+}
+
+/** A review status in words (`unreviewed-specialist-review-required` gives "not reviewed: specialist review required"). */
+function reviewWords(status) {
+  if (status === undefined || status === null || status === '') return 'review status not stated';
+  const value = String(status);
+  if (value === 'unreviewed-specialist-review-required') return 'not reviewed: specialist review required';
+  return value.replaceAll('-', ' ');
+}
+
+const isUnreviewed = (status) => /^unreviewed/u.test(String(status ?? ''));
+
+/**
+ * GOV.UK warning text beside the status when what the package selected has not been reviewed
+ * by a specialist; null when everything it states a review status for is reviewed.
+ */
+function reviewWarning(pkg) {
+  const records = arr(pkg.selected).map((s) => s.record).filter(Boolean);
+  const links = arr(pkg.relationships);
+  const records_ = records.filter((r) => isUnreviewed(r.review_status)).length;
+  const links_ = links.filter((a) => isUnreviewed(a.review_status)).length;
+  if (!records_ && !links_) return null;
+  const parts = [];
+  if (records_) parts.push(`${records_ === records.length ? `All ${plural(records_, 'selected record')}` : `${records_} of ${plural(records.length, 'selected record')}`}`);
+  if (links_) parts.push(`${links_} of ${plural(links.length, 'link')} between them`);
+  return el(
+    'div',
+    { id: 'review-warning', class: 'govuk-warning-text warning-text' },
+    el('span', { class: 'govuk-warning-text__icon warning-icon', 'aria-hidden': 'true', text: '!' }),
+    el('p', { class: 'govuk-warning-text__text' },
+      el('strong', {}, el('span', { class: 'govuk-visually-hidden', text: 'Warning: ' }), 'Not reviewed by a specialist.'),
+      text(` ${parts.join(' and ')} ${records_ + links_ === 1 ? 'awaits' : 'await'} specialist review.`)),
+  );
+}
 
 /**
  * Whether the bundle does not cover the question: no requirement applies and words of the
@@ -146,9 +232,72 @@ function capturedLine(pkg) {
 function regimeLine(pkg) {
   const regime = pkg.guidance_regime;
   if (!regime) return null;
-  const names = (ids) => (arr(ids).length ? arr(ids).map(regimeName).join(', ') : 'none');
-  return el('p', { id: 'guidance-regime', class: 'status-scope' }, el('strong', { text: 'Guidance regime: ' }),
-    text(`established ${names(regime.resolved)}; left open ${names(regime.unresolved)}${regime.as_of ? `; as of ${regime.as_of}` : ''}.`));
+  const names = (ids) => arr(ids).map(regimeName).join(', ');
+  const parts = [
+    arr(regime.resolved).length ? `${names(regime.resolved)} established by the question` : null,
+    arr(regime.unresolved).length ? `${names(regime.unresolved)} left open (the question does not say whether it applies)` : null,
+    arr(regime.not_held).length ? `${names(regime.not_held)} not held by this bundle` : null,
+    regime.as_of ? `as of ${readableDate(regime.as_of)}` : null,
+  ].filter(Boolean);
+  if (!parts.length) return null;
+  return el('p', { id: 'guidance-regime', class: 'status-scope' }, el('strong', { text: 'Guidance regime: ' }), text(`${parts.join('; ')}.`));
+}
+
+/** What of a requirement is present, in words: its documents and paragraphs, else a count. */
+function presentWords(r, byId, selectedIds) {
+  const present = presentOf(r, selectedIds);
+  const lines = supportLines(present.map((id) => byId.get(id)).filter((rec) => rec?.kind === 'evidence'));
+  if (!lines.length) return `${present.length} of ${plural(arr(r.required).length, 'required record')}`;
+  return lines.map(({ name, paragraphs }) => `${name}${paragraphs.length ? ` paragraphs ${span(paragraphs)}` : ''}`).join('; ');
+}
+
+/**
+ * One missing item of a requirement: a declared gap with the author's reason the first time
+ * it is named, by its label alone (the reason given above) after that.
+ */
+function missingItem(id, gaps, labels, said) {
+  const gap = gaps.get(id);
+  if (!gap) return el('li', { class: 'missing-record', text: missingName(id, labels) });
+  if (said.has(id)) return el('li', { class: 'gap gap-again', 'data-gap': id }, el('strong', { class: 'gap-label', text: gap.label }), text(' (reason given above)'));
+  said.add(id);
+  return el('li', { class: 'gap', 'data-gap': id }, el('strong', { class: 'gap-label', text: gap.label }), text(': '), el('span', { class: 'gap-reason', text: gap.reason }));
+}
+
+/** One unmet requirement in the status box: its name, how far it is supported, what is missing and why. */
+function unmetItem(r, ctx) {
+  const state = supportState(r, ctx.selectedIds);
+  return el(
+    'li',
+    { class: 'unmet', 'data-requirement': r.id, 'data-support': state },
+    el('strong', { class: 'req-name', text: requirementLabel(r) }),
+    text(` — ${SUPPORT_WORDS[state]}.`),
+    state === 'partial' ? el('span', { class: 'present' }, text(' Present: '), text(`${presentWords(r, ctx.byId, ctx.selectedIds)}.`)) : null,
+    arr(r.missing).length
+      ? [text(' Missing:'), el('ul', { class: 'missing-items' }, arr(r.missing).map((id) => missingItem(id, ctx.gaps, ctx.labels, ctx.said)))]
+      : null,
+  );
+}
+
+/**
+ * Every unmet requirement, in the order of the table below, and every declared gap with the
+ * author's reason, each reason exactly once; gaps no unmet requirement names come last.
+ */
+function unmetReasons(pkg, labels) {
+  const list = arr(pkg.requirements);
+  const unmet = list.filter((r) => !isMet(r));
+  const gaps = gapsOf(pkg);
+  if (!unmet.length && !gaps.size) return null;
+  const ctx = { gaps, labels, said: new Set(), selectedIds: selectedIdsOf(pkg), byId: new Map(arr(pkg.selected).map((s) => [s.record?.id, s.record])) };
+  const items = unmet.map((r) => unmetItem(r, ctx));
+  const loose = [...gaps.keys()].filter((id) => !ctx.said.has(id));
+  if (loose.length) {
+    items.push(el('li', { class: 'unmet', 'data-gaps': 'other' }, el('strong', { text: 'Also declared missing by the bundle author:' }),
+      el('ul', { class: 'missing-items' }, loose.map((id) => missingItem(id, gaps, labels, ctx.said)))));
+  }
+  const intro = unmet.length
+    ? `${unmet.length} of ${plural(list.length, 'requirement')} ${unmet.length === 1 ? 'is' : 'are'} not met. ${unmet.length === 1 ? 'It is' : 'They are'} listed in the order of the table below, with the bundle author’s reason for each piece of guidance the bundle knowingly does not hold; a reason shared by several requirements is given once.`
+    : 'The bundle author declares guidance the bundle knowingly does not hold:';
+  return el('div', { id: 'unmet-reasons' }, el('p', { text: intro }), el('ol', { class: 'unmet-list' }, items));
 }
 
 /**
@@ -181,16 +330,11 @@ function missingReasons(pkg, labels, reask) {
   if (codes.has('unresolved_task')) {
     reasons.push(['unresolved_task', text('The question resolved to no declared concept, so there is no task to gather evidence for.')]);
   }
-  const unmet = arr(pkg.requirements).filter((r) => r.status !== 'supported-within-declared-scope');
-  if (unmet.length) {
-    reasons.push(['unmet_requirements', text(`${plural(unmet.length, 'requirement')} ${unmet.length === 1 ? 'is' : 'are'} not met: ${unmet.map((r) => r.label ?? r.id).join('; ')}.`)]);
-  }
-  if (gaps.size) {
-    reasons.push(['declared_gaps', text(`The bundle knowingly does not hold ${plural(gaps.size, 'piece')} of guidance ${gaps.size === 1 ? 'it needs' : 'they need'}: ${[...gaps.values()].map((g) => g.label).join('; ')}. The table above gives the author’s reason for each.`)]);
-  }
+  const unmet = unmetReasons(pkg, labels);
+  if (unmet) reasons.push(['unmet_requirements', unmet]);
   for (const issue of codes.get('ambiguous_regime') ?? []) {
     const [concept, ...regimes] = arr(issue.ids);
-    reasons.push(['ambiguous_regime', text(`“${labels.get(concept) ?? lastSegment(concept)}” can be read under more than one guidance regime (${regimes.map(regimeName).join(', ')}) and the question does not say which applies; none was chosen. Ask again naming the regime.`)]);
+    reasons.push(['ambiguous_regime', text(`“${labels.get(concept) ?? regimeName(concept)}” can be read under more than one guidance regime (${regimes.map(regimeName).join(', ')}) and the question does not say which applies; none was chosen. Ask again naming the regime.`)]);
   }
   // A guidance-regime ambiguity (it has a reason) is said above, by its ambiguous_regime issue.
   const ambiguities = arr(pkg.ambiguities).filter((a) => a.reason === undefined);
@@ -378,12 +522,13 @@ function statusPanel(pkg, labels, handlers) {
     'section',
     { id: 'status', class: `status status-${status}`, 'data-status': status, 'aria-labelledby': 'status-heading' },
     el('h3', { id: 'status-heading' }, 'Evidence status: ', el('span', { class: 'status-word', text: status })),
+    reviewWarning(pkg),
     el('p', { class: 'status-meaning', text: statusMeaning(status) }),
     missingSummary(pkg, labels, handlers?.reask) ?? nothingMissing(pkg),
     regimeLine(pkg),
     capturedLine(pkg),
     el('details', { class: 'status-scope', id: 'status-scope' }, el('summary', { text: 'What the bundle covers (its declared scope)' }), el('p', { text: pkg.scope ?? '' })),
-    el('p', { class: 'no-answer', text: 'This package is evidence to read, not an answer: its ai_answer field is empty (null).' }),
+    el('p', { class: 'no-answer', text: 'This package is evidence to read, not an answer: it contains no answer.' }),
     el('details', { id: 'counts-box', class: 'counts-box' }, el('summary', { text: 'The numbers behind this status' }), counts(pkg)),
   );
 }
@@ -416,11 +561,11 @@ function concepts(pkg, labels) {
               el('strong', { text: c.label }),
               ' — matched ',
               arr(c.matched).map((m, i) => [i ? ', ' : '', el('mark', { text: m })]),
-              el('div', {}, code(c.id)),
             ),
           ),
         )
       : none('No declared concept was resolved from the question.'),
+    list.length ? technicalDetails('concepts-technical', idList(list.map((c) => c.id), labels)) : null,
     el('h4', { text: 'Ambiguous phrases' }),
     arr(pkg.ambiguities).length
       ? el(
@@ -432,15 +577,15 @@ function concepts(pkg, labels) {
               { 'data-phrase': a.phrase },
               el('mark', { text: a.phrase }),
               a.reason === undefined ? ' names several concepts; none was chosen:' : ` ${a.reason} Regimes it may be read under:`,
-              idList(arr(a.candidates), labels),
+              el('ul', { class: 'candidates' }, arr(a.candidates).map((id) => el('li', { 'data-id': id, text: labels.get(id) ?? regimeName(id) }))),
             ),
           ),
         )
-      : none(),
+      : none('No phrase of the question is ambiguous.'),
     el('h4', { text: 'Unresolved terms' }),
     arr(pkg.unresolved_terms).length
       ? el('p', {}, 'Words outside the bundle’s declared vocabulary: ', el('span', { id: 'unresolved' }, arr(pkg.unresolved_terms).map((t, i) => [i ? ', ' : '', el('mark', { class: 'term', text: t })])))
-      : none(),
+      : none('Every word of the question is in the bundle’s declared vocabulary.'),
   );
 }
 
@@ -516,19 +661,23 @@ function supportList(lines, listClass) {
 }
 
 /**
- * A requirement's missing ids: a declared gap as the author's label and reason, anything else
- * by its label and id; "none" when nothing is missing.
+ * A requirement's missing ids by name: a declared gap by the author's label (its reason is in
+ * the status box above, once), anything else by its label; "nothing" when nothing is missing.
  */
 function missingCell(ids, gaps, labels) {
-  if (!ids.length) return el('span', { class: 'none', text: 'none' });
-  const declared = ids.filter((id) => gaps.has(id));
-  const other = ids.filter((id) => !gaps.has(id));
-  return [
-    declared.map((id) =>
-      el('div', { class: 'gap', 'data-gap': id }, el('strong', { class: 'gap-label', text: gaps.get(id).label }), el('p', { class: 'gap-reason', text: gaps.get(id).reason }), el('div', { class: 'small-id' }, code(id))),
-    ),
-    other.length ? idList(other, labels) : null,
-  ];
+  if (!ids.length) return el('span', { class: 'none', text: 'nothing' });
+  return ids.map((id) =>
+    gaps.has(id)
+      ? el('div', { class: 'gap', 'data-gap': id }, el('strong', { class: 'gap-label', text: gaps.get(id).label }))
+      : el('div', { class: 'missing-record', 'data-id': id, text: missingName(id, labels) }),
+  );
+}
+
+/** The requirement ids and status values behind the table, for those who need them. */
+function requirementIds(list) {
+  if (!list.length) return null;
+  return [el('h5', { text: 'Requirements' }),
+    el('ul', { id: 'requirement-ids', class: 'ids' }, list.map((r) => el('li', {}, el('span', { class: 'id-label', text: `${requirementLabel(r)} ` }), code(r.id), text(` ${r.status ?? ''}`))))];
 }
 
 function requirements(pkg, labels) {
@@ -551,17 +700,19 @@ function requirements(pkg, labels) {
   // A line every row would show (the same document and paragraphs) is said once, under the table.
   const common = list.length > 1 ? lines[0].filter((l) => lines.every((row) => row.some((x) => x.key === l.key))) : [];
   const commonKeys = new Set(common.map((l) => l.key));
+  const selectedIds = selectedIdsOf(pkg);
   const rows = list.map((r, i) => {
-    const met = r.status === 'supported-within-declared-scope';
+    const met = isMet(r);
+    const state = supportState(r, selectedIds);
     const own = lines[i].filter((l) => !commonKeys.has(l.key));
     return el(
       'tr',
-      { 'data-requirement': r.id, 'data-status': met ? 'met' : 'unmet' },
-      el('th', { scope: 'row' }, el('span', { class: 'req-label', text: r.label }), el('div', { class: 'small-id' }, code(r.id)),
+      { 'data-requirement': r.id, 'data-status': met ? 'met' : 'unmet', 'data-support': state },
+      el('th', { scope: 'row' }, el('span', { class: 'req-label', text: requirementLabel(r) }),
         !shared && (r.scope || arr(r.limitations).length)
           ? el('details', { class: 'req-terms' }, el('summary', { text: 'Scope and limitations of this requirement' }), scopeOf(r))
           : null),
-      el('td', { class: 'req-status', 'data-label': 'Status' }, el('span', { class: `badge ${met ? 'met' : 'unmet'}`, title: r.status, text: met ? 'met' : 'not met' })),
+      el('td', { class: 'req-status', 'data-label': 'Status' }, el('span', { class: `badge ${met ? 'met' : state === 'partial' ? 'partial' : 'unmet'}`, text: SUPPORT_WORDS[state] })),
       el('td', { class: 'support', 'data-label': 'Supported by' }, supportList(own, 'support-list')),
       el('td', { class: 'req-missing', 'data-label': 'What is missing' }, missingCell(arr(r.missing), gaps, labels)),
     );
@@ -589,24 +740,97 @@ function requirements(pkg, labels) {
   );
 }
 
+/**
+ * What one missing-evidence issue says about a missing id, in words (null when the issue says
+ * nothing the item's own name does not): which evidence is missing, never a bare code.
+ */
+function issueWords(issue, id, labels) {
+  const ids = arr(issue.ids);
+  switch (issue.code) {
+    case 'missing_required_evidence':
+      return 'required by this branch and not in the package';
+    case 'missing_record':
+      return 'not held in the bundle’s index';
+    case 'missing_dependency': {
+      const from = ids.filter((x) => x !== id).map((x) => labels.get(x)).filter(Boolean);
+      return from.length ? `evidence that “${from.join('”, “')}” is declared to depend on` : 'evidence another record is declared to depend on';
+    }
+    case 'missing_regime_evidence': {
+      const regimes = ids.filter((x) => x !== id && !labels.has(x)).map(regimeName);
+      return regimes.length ? `guidance of ${regimes.join(', ')}, which this bundle does not hold` : 'guidance of a regime this bundle does not hold';
+    }
+    default:
+      return issue.message ? String(issue.message).replace(/\.$/u, '').toLowerCase() : null;
+  }
+}
+
+/** One missing id of a branch in words: its name, then what the issues naming it say. */
+function missingLine(id, issues, gaps, labels) {
+  const words = [...new Set(issues.filter((i) => arr(i.ids).includes(id)).map((i) => issueWords(i, id, labels)).filter(Boolean))];
+  return el('li', { 'data-id': id }, el('strong', { text: gaps.get(id)?.label ?? missingName(id, labels) }),
+    gaps.has(id) ? text(' — declared missing by the bundle author (reason in the status above)') : null,
+    words.length ? text(`${gaps.has(id) ? '; ' : ' — '}${words.join('; ')}.`) : text('.'));
+}
+
+/** An issue that names no branch's missing evidence, in words. */
+function questionIssue(issue, labels) {
+  if (issue.code === 'ambiguous_regime') {
+    const [concept, ...regimes] = arr(issue.ids);
+    return `“${labels.get(concept) ?? regimeName(concept)}” can be read under more than one guidance regime (${regimes.map(regimeName).join(', ')}); the question does not say which, and none was chosen.`;
+  }
+  const named = arr(issue.ids).map((id) => labels.get(id)).filter(Boolean);
+  return `${String(issue.message ?? '').trim()}${named.length ? ` (${named.map((n) => `“${n}”`).join(', ')})` : ''}`;
+}
+
+/**
+ * "What is missing" in words, grouped by branch (each unmet requirement, in table order), then
+ * what concerns the question as a whole; the codes and ids stay behind Technical details.
+ */
+function missingInWords(pkg, labels) {
+  const issues = arr(pkg.missing_evidence);
+  const gaps = gapsOf(pkg);
+  const unmet = arr(pkg.requirements).filter((r) => !isMet(r) && arr(r.missing).length);
+  const covered = new Set(unmet.flatMap((r) => arr(r.missing)));
+  const groups = unmet.map((r) =>
+    el('div', { class: 'missing-group', 'data-requirement': r.id }, el('h5', { text: requirementLabel(r) }),
+      el('ul', {}, arr(r.missing).map((id) => missingLine(id, issues, gaps, labels)))));
+  const rest = issues.filter((i) => !arr(i.ids).some((id) => covered.has(id)));
+  if (rest.length) {
+    groups.push(el('div', { class: 'missing-group', 'data-group': 'question' }, el('h5', { text: unmet.length ? 'About the question as a whole' : 'Missing evidence' }),
+      el('ul', {}, rest.map((i) => el('li', { 'data-code': i.code, text: questionIssue(i, labels) })))));
+  }
+  return groups.length ? groups : none('Nothing is reported missing.');
+}
+
+/** Conflicts or budget omissions in words: each message, with the labels of what it names. */
+function wordsList(list, labels, emptyText) {
+  if (!list.length) return none(emptyText);
+  return el('ul', { class: 'issues' }, list.map((i) => el('li', { text: questionIssue({ ...i, code: undefined }, labels) })));
+}
+
 function missing(pkg, labels) {
   return section(
     'missing',
     'What is missing',
-    el('h4', { text: 'Missing evidence' }),
-    issueList('missing-list', arr(pkg.missing_evidence), labels, 'Nothing is reported missing.'),
+    missingInWords(pkg, labels),
     el('h4', { text: 'Conflicts' }),
-    issueList('conflicts-list', arr(pkg.conflicts), labels, 'No declared conflict.'),
+    wordsList(arr(pkg.conflicts), labels, 'No declared conflict.'),
     el('h4', { text: 'Left out by the budget' }),
-    issueList('omissions-list', arr(pkg.budget?.omissions), labels, 'Nothing was left out by the budget.'),
-    arr(pkg.routing_guards).length
-      ? el(
-          'details',
-          { class: 'guards' },
-          el('summary', { text: `Routing guards inspected (${arr(pkg.routing_guards).length})` }),
-          el('ul', {}, arr(pkg.routing_guards).map((g) => el('li', {}, code(g.assertion_id), ` ${g.status}`, arr(g.missing_concepts).length ? idList(arr(g.missing_concepts), labels) : null))),
-        )
-      : null,
+    wordsList(arr(pkg.budget?.omissions), labels, 'Nothing was left out by the budget.'),
+    technicalDetails(
+      'missing-technical',
+      requirementIds(arr(pkg.requirements)),
+      el('h5', { text: 'Missing-evidence issues' }),
+      issueList('missing-list', arr(pkg.missing_evidence), labels, 'None reported.'),
+      el('h5', { text: 'Conflicts' }),
+      issueList('conflicts-list', arr(pkg.conflicts), labels, 'None declared.'),
+      el('h5', { text: 'Budget omissions' }),
+      issueList('omissions-list', arr(pkg.budget?.omissions), labels, 'None.'),
+      arr(pkg.routing_guards).length
+        ? [el('h5', { text: `Routing guards inspected (${arr(pkg.routing_guards).length})` }),
+            el('ul', { class: 'guards' }, arr(pkg.routing_guards).map((g) => el('li', {}, code(g.assertion_id), ` ${g.status}`, arr(g.missing_concepts).length ? idList(arr(g.missing_concepts), labels) : null)))]
+        : null,
+    ),
   );
 }
 
@@ -654,7 +878,7 @@ function graph(pkg, labels, openRecord) {
   };
   const picker = requirements.length > 1
     ? el('div', { class: 'field graph-branch' }, el('label', { for: 'graph-branch', text: 'Show in the graph' }),
-        el('select', { id: 'graph-branch' }, el('option', { value: '', text: 'Every selected record' }), requirements.map((r, i) => el('option', { value: String(i), text: `Only: ${r.label ?? r.id}` }))))
+        el('select', { id: 'graph-branch' }, el('option', { value: '', text: 'Every selected record' }), requirements.map((r, i) => el('option', { value: String(i), text: `Only: ${requirementLabel(r)}` }))))
     : null;
   picker?.querySelector('select').addEventListener('change', (event) => draw(event.target.value === '' ? null : requirements[Number(event.target.value)]));
   draw(null);
@@ -777,7 +1001,7 @@ function recordItem(item, index, labels) {
       'data-search': [r.label, r.id, r.kind, r.assertion_status, r.review_status].map((v) => String(v ?? '').toLowerCase()).join(' '),
     },
     el('summary', {}, el('span', { class: 'record-label', text: r.label ?? '' }), ' ', el('span', { class: `badge kind-${r.kind}`, text: r.kind ?? '' }), ' ',
-      el('span', { class: 'badge', text: r.assertion_status ?? '' }), ' ', el('span', { class: 'badge review', text: r.review_status ?? 'review status not stated' })),
+      el('span', { class: 'badge', text: r.assertion_status ?? '' }), ' ', el('span', { class: 'badge review', text: reviewWords(r.review_status) })),
     el(
       'div',
       { class: 'record-body' },
@@ -785,7 +1009,7 @@ function recordItem(item, index, labels) {
         ['Id', code(r.id)],
         ['Kind', text(r.kind)],
         ['Assertion status', text(r.assertion_status)],
-        ['Review status', text(r.review_status ?? 'not stated')],
+        ['Review status', text(reviewWords(r.review_status))],
         ['Authority', el('span', {}, text(r.authority?.label ?? ''), el('span', { class: 'note', text: ` (${r.authority?.class ?? ''}) ` }), code(r.authority?.source ?? ''))],
         ['Scope', text(r.scope ?? '')],
         ['Rights', text(r.rights ?? '')],
@@ -835,7 +1059,7 @@ function recordGroups(pkg) {
   const requirements = arr(pkg.requirements);
   const named = requirements.map(namedBy);
   const groups = [
-    ...requirements.map((r) => ({ key: r.id, title: r.label ?? r.id, items: [] })),
+    ...requirements.map((r) => ({ key: r.id, title: requirementLabel(r), items: [] })),
     { key: 'common', title: 'What every requirement rests on', items: [] },
     { key: 'other', title: requirements.length ? 'Other selected records (concepts, scope and routing)' : 'Selected records', items: [] },
   ];
@@ -874,10 +1098,10 @@ function records(pkg, labels) {
 
 /** The words this page uses, in plain English (GOV.UK summary list). */
 const GLOSSARY = [
-  ['Evidence package', 'What Ask OKF builds for a question: the passages of guidance the bundle links to it, what each branch needs and whether it is met, and everything missing. It never contains an answer (its ai_answer field is always null).'],
+  ['Evidence package', 'What Ask OKF builds for a question: the passages of guidance the bundle links to it, what each branch needs and whether it is met, and everything missing. It never contains an answer.'],
   ['Bundle', 'A fixed, published set of guidance passages and the links between them that an author prepared; Ask OKF reads nothing else.'],
   ['Requirement (branch)', 'What the bundle author says must be present before one part of a question (for example one benefit) can be read from the evidence.'],
-  ['Met / not met', 'Met: every record the requirement names is in the package (“supported-within-declared-scope”). Not met: something it names is missing (“insufficient”).'],
+  ['Met / partly supported / not met', 'Met: every record the requirement names is in the package. Partly supported: some of what it names is in the package and some is missing. Not met: none of what it names is in the package.'],
   ['Declared gap', 'Guidance the author knows the bundle does not hold, with the author’s reason; it stays missing and is never guessed.'],
   ['Resolved concept', 'A word or phrase of the question that the bundle’s vocabulary recognises.'],
   ['Unresolved term', 'A word of the question outside the bundle’s vocabulary; nothing is looked up for it.'],
@@ -894,13 +1118,14 @@ function packageFacts(pkg) {
   return section(
     'package',
     'Package identity',
-    dl([
+    el('p', { text: 'The schema, engine, bundle and index this package was built from, for checking it elsewhere.' }),
+    technicalDetails('package-technical', dl([
       ['Schema', code(pkg.schema)],
       ['Engine', code(pkg.engine)],
       ['Bundle', el('span', {}, code(pkg.bundle?.id ?? ''), text(` snapshot ${pkg.bundle?.snapshot ?? ''}`))],
       ['Index', code(pkg.binding?.index_url ?? '')],
       ['Index SHA-256', code(pkg.binding?.index_sha256 ?? '')],
-    ]),
+    ])),
   );
 }
 
@@ -954,6 +1179,7 @@ export function evidenceSummary(pkg) {
     offScopeNotice(pkg),
     el('div', { class: `status status-${status}`, 'data-status': status },
       el('p', {}, el('strong', { text: 'Evidence status: ' }), el('span', { class: 'status-word', text: status })),
+      reviewWarning(pkg),
       el('p', { class: 'status-meaning', text: statusMeaning(status) }),
       missingSummary(pkg, labels),
       regimeLine(pkg),

@@ -49,7 +49,7 @@ test('an ambiguous question shows the phrase and every candidate, none chosen', 
   const { json: pkg } = await server.ask({ bundle: 'example', question });
   assert.equal(await page.getAttribute('#status', 'data-status'), 'insufficient');
   const shown = await page.$$eval('#ambiguities > li', (lis) =>
-    lis.map((li) => ({ phrase: li.dataset.phrase, candidates: [...li.querySelectorAll('code')].map((c) => c.textContent) })),
+    lis.map((li) => ({ phrase: li.dataset.phrase, candidates: [...li.querySelectorAll('[data-id]')].map((c) => c.dataset.id) })),
   );
   assert.deepEqual(shown, pkg.ambiguities.map((a) => ({ phrase: a.phrase, candidates: a.candidates })));
   assert.equal(shown[0].phrase, 'room booking');
