@@ -27,18 +27,18 @@ fn chars(s: &str) -> usize {
 /// spaces, so a label cannot start a heading or a fence; bidirectional controls are shown
 /// escaped.
 fn inline(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-            if c.is_control() {
-                " ".to_owned()
-            } else if bidi {
-                c.escape_unicode().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        if c.is_control() {
+            out.push(' ');
+        } else if bidi {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A backtick fence longer than any run of backticks in `text` (at least three).
@@ -993,6 +993,7 @@ pub(crate) fn body(p: &Package, max_chars: usize) -> Result<Body, BriefError> {
     // chosen, then each one's second, …), so that every branch gets evidence before any gets
     // all of it; a record goes in while it still leaves room for the listing of the rest and
     // the closing sections. A record that does not fit ends its group's turn.
+    let mut blocks = Blocks::new(&names, &serves);
     let mut chosen = vec![false; n];
     let mut heading_paid = vec![false; groups.len()];
     let mut blocked = vec![false; groups.len()];
@@ -1011,7 +1012,7 @@ pub(crate) fn body(p: &Package, max_chars: usize) -> Result<Body, BriefError> {
                 continue;
             };
             let position = order.iter().position(|&o| o == i).unwrap_or(0);
-            let mut cost = chars(&record_block(&names, i, &serves[i]));
+            let mut cost = blocks.get(i).1;
             if !heading_paid[g] {
                 cost += chars(heading);
             }
@@ -1037,7 +1038,7 @@ pub(crate) fn body(p: &Package, max_chars: usize) -> Result<Body, BriefError> {
     // Rendered grouped by branch; the lines naming records shown under an earlier branch were
     // not counted above, so drop the last chosen record until the whole fits.
     loop {
-        let (text, left) = records_text(&names, &groups, &serves, &order, &chosen, &head, &tail);
+        let (text, left) = records_text(&names, &mut blocks, &groups, &order, &chosen, &head, &tail);
         if chars(&text) + DIGEST_LINE_CHARS <= max_chars || picked.is_empty() {
             return Ok(Body {
                 text,
@@ -1053,12 +1054,41 @@ pub(crate) fn body(p: &Package, max_chars: usize) -> Result<Body, BriefError> {
     }
 }
 
+/// Each record's whole block with its length in characters, rendered on first use: choosing
+/// records measures a block, and writing the brief copies it.
+struct Blocks<'n, 'p> {
+    names: &'n Names<'p>,
+    serves: &'n [Vec<usize>],
+    made: Vec<Option<(String, usize)>>,
+}
+
+impl<'n, 'p> Blocks<'n, 'p> {
+    fn new(names: &'n Names<'p>, serves: &'n [Vec<usize>]) -> Self {
+        Blocks {
+            names,
+            serves,
+            made: vec![None; serves.len()],
+        }
+    }
+
+    /// Record `i`'s block and its length in characters.
+    fn get(&mut self, i: usize) -> (&str, usize) {
+        let (names, serves) = (self.names, self.serves);
+        let (text, chars_in) = self.made[i].get_or_insert_with(|| {
+            let block = record_block(names, i, &serves[i]);
+            let n = chars(&block);
+            (block, n)
+        });
+        (text.as_str(), *chars_in)
+    }
+}
+
 /// The brief's text with the `chosen` records whole, grouped by branch (a record already shown
 /// under an earlier branch named there), the others listed; and how many were listed.
 fn records_text(
     names: &Names,
+    blocks: &mut Blocks,
     groups: &[(String, Vec<usize>, String)],
-    serves: &[Vec<usize>],
     order: &[usize],
     chosen: &[bool],
     head: &str,
@@ -1083,7 +1113,7 @@ fn records_text(
                     );
                 }
                 None => {
-                    text.push_str(&record_block(names, i, &serves[i]));
+                    text.push_str(blocks.get(i).0);
                     shown[i] = Some(g);
                 }
             }
