@@ -48,7 +48,35 @@ function ensureBundleOption(id) {
 bundleSelect.addEventListener('change', () => {
   showBundleScope();
   showVersions();
+  showExamples();
 });
+
+/** Each bundle's example questions, as its registry entry declares them. */
+const bundleExamples = new Map();
+
+/**
+ * The question box's placeholder and the example questions under it, for the chosen bundle:
+ * its registry's examples, or a plain prompt when it declares none (never another bundle's).
+ */
+function showExamples() {
+  const examples = bundleExamples.get(bundleSelect.value) ?? [];
+  question.placeholder = examples.length ? `e.g. ${examples[0]}` : 'Type your question';
+  const box = $('examples');
+  clear(box);
+  box.hidden = examples.length === 0;
+  if (!examples.length) return;
+  box.append(
+    el('p', { class: 'note', id: 'examples-heading', text: 'Example questions for this bundle:' }),
+    el('ul', { class: 'examples', 'aria-labelledby': 'examples-heading' }, examples.map((q) => {
+      const use = el('button', { type: 'button', class: 'link', text: q });
+      use.addEventListener('click', () => {
+        question.value = q;
+        question.focus();
+      });
+      return el('li', {}, use);
+    })),
+  );
+}
 
 /** The Version menu for the chosen bundle: its default, then each servable version. */
 function showVersions() {
@@ -101,6 +129,7 @@ async function loadBundles() {
       const label = ready ? name : `${name} (refused: ${version?.reason ?? 'failed verification'})`;
       bundleSelect.append(el('option', { value: b.id, disabled: !ready, text: label }));
       if (version) bundleFacts.set(b.id, version);
+      bundleExamples.set(b.id, Array.isArray(b.examples) ? b.examples.filter((q) => typeof q === 'string') : []);
       bundleVersions.set(b.id, Array.isArray(b.versions) ? b.versions : []);
     }
     const corpusList = Array.isArray(value?.corpora) ? value.corpora : [];
@@ -118,6 +147,7 @@ async function loadBundles() {
       : 'This server serves no bundle.';
     showBundleScope();
     showVersions();
+    showExamples();
     return value;
   } catch (e) {
     note.textContent = `The list of bundles could not be loaded: ${e instanceof ApiError ? e.message : 'unexpected error'}`;
@@ -344,6 +374,7 @@ function show(body, response) {
   while (builtRequests.size > LOCAL_RETAINED) builtRequests.delete(builtRequests.keys().next().value);
   results.hidden = false;
   renderPackage(results, pkg, [assembledBy(response), actionsFor(body, response.bytes, pkg, response.where)], {
+    examples: bundleExamples.get(body.bundle) ?? [],
     copy: copyText,
     reask: (text) => askAgain(body, text),
     // The request beside the answer replays the package, so a package assembled in this

@@ -195,14 +195,35 @@ export const isOffScope = (pkg) => !arr(pkg.requirements).length && arr(pkg.unre
 
 const quoted = (terms) => terms.map((t) => `“${t}”`).join(', ');
 
-/** The first thing an off-scope result says: what the bundle does not cover, and what it does. */
-function offScopeNotice(pkg) {
+/** A word as the broad-question test compares it: lower case, a plural "s" dropped. */
+const stem = (word) => String(word).toLowerCase().replace(/s$/u, '');
+
+/**
+ * Whether an off-scope question is broad rather than off topic: one of its unrecognised words
+ * is a word of the bundle's own example questions ("benefits" where the examples ask about a
+ * benefit), so the bundle is about it but the question names nothing it can look up.
+ */
+function isBroad(pkg, examples) {
+  const known = new Set(examples.flatMap((q) => String(q).match(/\p{L}+/gu) ?? []).map(stem));
+  return arr(pkg.unresolved_terms).some((t) => known.has(stem(t)));
+}
+
+/**
+ * The first thing an off-scope result says: for a broad question, how to ask it (with the
+ * bundle's first example); otherwise what the bundle does not cover, and what it does.
+ */
+function offScopeNotice(pkg, examples = []) {
   if (!isOffScope(pkg)) return null;
+  const terms = quoted(arr(pkg.unresolved_terms));
+  const says = isBroad(pkg, examples)
+    ? [el('strong', { text: 'Your question is too broad for this bundle.' }),
+      text(` ${terms} is a subject of this bundle, but the question does not say which case: name who it is about, which benefit or service, and what happened, for example “${examples[0]}”.`)]
+    : [el('strong', { text: `This bundle does not cover ${terms}.` }), text(` It covers: ${pkg.scope ?? ''}`)];
   return el(
     'div',
-    { id: 'off-scope', class: 'warning-text', role: 'note' },
+    { id: 'off-scope', class: 'warning-text', role: 'note', 'data-kind': isBroad(pkg, examples) ? 'broad' : 'not-covered' },
     el('span', { class: 'warning-icon', 'aria-hidden': 'true', text: '!' }),
-    el('p', {}, el('strong', { text: `This bundle does not cover ${quoted(arr(pkg.unresolved_terms))}.` }), text(` It covers: ${pkg.scope ?? ''}`)),
+    el('p', {}, ...says),
   );
 }
 
@@ -1206,7 +1227,7 @@ export function renderPackage(container, pkg, actions, handlers) {
     glossary(),
   ];
   // The off-scope notice is null for a package in scope: DOM append would write "null".
-  container.append(...[offScopeNotice(pkg), questionLine(pkg), contents(sections), statusPanel(pkg, labels, handlers), ...sections].filter(Boolean));
+  container.append(...[offScopeNotice(pkg, arr(handlers?.examples)), questionLine(pkg), contents(sections), statusPanel(pkg, labels, handlers), ...sections].filter(Boolean));
 }
 
 /** "On this page" (GOV.UK contents list), closed so that it costs one line on a phone. */
