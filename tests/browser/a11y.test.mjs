@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { askThroughForm, dwpRegistry, imprisonmentQuestion, launch, openPage, screenshot, seriousViolations, shared, startServer, tempDir, waitForPackage } from './harness.mjs';
+import { hospitalQuestion, askThroughForm, dwpRegistry, imprisonmentQuestion, launch, openPage, screenshot, seriousViolations, shared, startServer, tempDir, waitForPackage } from './harness.mjs';
 
 
 let dir;
@@ -31,7 +31,6 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const hospitalQuestion = () => JSON.parse(readFileSync(shared('dwp/reference/hospital-package.json'), 'utf8')).question;
 
 /** Opens every details element (records, record texts, units, tables, budget) and waits for the lazily filled texts. */
 async function expandEverything(page) {

@@ -16,12 +16,11 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { DWP_INDEX, DWP_SHA, DWP_TITLE, DWP_URL, askThroughForm, buildDwpWorkbench, imprisonmentQuestion, launch, okfBin, openPage, repoRoot, seriousViolations, sha256Hex, shared, startServer, strayValueTexts, tempDir, workbenchEntry } from './harness.mjs';
+import { dwpAndHospitalBundles, hospitalQuestion, DWP_INDEX, DWP_SHA, DWP_TITLE, DWP_URL, askThroughForm, buildDwpWorkbench, imprisonmentQuestion, launch, okfBin, openPage, repoRoot, seriousViolations, sha256Hex, shared, startServer, strayValueTexts, tempDir, workbenchEntry } from './harness.mjs';
 import { connect, showTool, startHostServer, viewFrame } from './apps-host.mjs';
 
 const PAYLOAD = 'Members may borrow 12 books. <script>parent.__pwned=1</script><img src=x onerror="parent.__pwned=2">';
 const RULES = 'https://example.org/okf-example/evidence/lending-rules';
-const hospitalQuestion = () => JSON.parse(readFileSync(shared('dwp/reference/hospital-package.json'), 'utf8')).question;
 
 let dir;
 let server;
@@ -34,8 +33,6 @@ let workbench;
 before(async () => {
   dir = tempDir('apps');
   workbench = buildDwpWorkbench(dir);
-  const hospital = path.join(dir, 'hospital.json');
-  execFileSync(okfBin, ['build', path.join(repoRoot, 'profiles/dwp-hospital'), '--sources', shared('dwp/source'), '--out', hospital], { stdio: 'pipe' });
   const index = JSON.parse(readFileSync(path.join(repoRoot, 'crates/okf/example/index.json'), 'utf8'));
   const rules = index.records.find((r) => r.id === RULES);
   rules.text = PAYLOAD;
@@ -45,9 +42,7 @@ before(async () => {
   const registry = path.join(dir, 'registry.toml');
   writeFileSync(
     registry,
-    `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\ntitle = "${DWP_TITLE}"\n\n` +
-      `[[bundle]]\nid = "dwp-hospital"\nindex = ${JSON.stringify(hospital)}\nsha256 = "${sha256Hex(readFileSync(hospital))}"\n` +
-      `index_url = "https://example.invalid/ask-okf/dwp-hospital/index.json"\npackage_profile = "regimes"\n\n` +
+    `${dwpAndHospitalBundles(dir)}\n` +
       `[[bundle]]\nid = "hostile"\nindex = "hostile.json"\nsha256 = "${sha256Hex(hostile)}"\nindex_url = "https://example.org/okf-example/hostile/index.json"\n` +
       workbenchEntry('dwp-test', workbench.manifest),
   );

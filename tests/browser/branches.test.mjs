@@ -10,6 +10,8 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import {
+  dwpAndHospitalBundles,
+  hospitalQuestion,
   DWP_INDEX,
   DWP_SHA,
   DWP_TITLE,
@@ -29,7 +31,6 @@ import {
 } from './harness.mjs';
 
 const OFF_SCOPE = 'How is capital treated for Income Support and JSA?';
-const hospitalQuestion = () => JSON.parse(readFileSync(shared('dwp/reference/hospital-package.json'), 'utf8')).question;
 
 let dir;
 let server;
@@ -38,16 +39,9 @@ let phone;
 
 before(async () => {
   dir = tempDir('branches');
-  // The hospital profile, built from the frozen captures, served with the richer profile.
-  const hospital = path.join(dir, 'hospital.json');
-  execFileSync(okfBin, ['build', path.join(repoRoot, 'profiles/dwp-hospital'), '--sources', shared('dwp/source'), '--out', hospital], { stdio: 'pipe' });
   const registry = path.join(dir, 'registry.toml');
-  writeFileSync(
-    registry,
-    `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\ntitle = "${DWP_TITLE}"\n\n` +
-      `[[bundle]]\nid = "dwp-hospital"\nindex = ${JSON.stringify(hospital)}\nsha256 = "${sha256Hex(readFileSync(hospital))}"\n` +
-      `index_url = "https://example.invalid/ask-okf/dwp-hospital/index.json"\npackage_profile = "regimes"\n`,
-  );
+  // The hospital profile, built from the frozen captures, served with the richer profile.
+  writeFileSync(registry, dwpAndHospitalBundles(dir));
   server = await startServer(['--registry', registry]);
   desktop = await launch();
   phone = await launch({ viewport: { width: 390, height: 844 } });

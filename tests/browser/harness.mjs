@@ -61,6 +61,21 @@ export function sha256Hex(data) {
 /** The title the test registries give the DWP bundle. */
 export const DWP_TITLE = 'DWP Decision Makers’ Guide: imprisonment (frozen research copy)';
 
+/** The question of the reference hospital package. */
+export const hospitalQuestion = () => JSON.parse(readFileSync(shared('dwp/reference/hospital-package.json'), 'utf8')).question;
+
+/**
+ * Registry TOML serving the DWP index as `okf-dwp` and, as `dwp-hospital` in the richer
+ * profile, the hospital profile built into `dir` from the frozen captures.
+ */
+export function dwpAndHospitalBundles(dir) {
+  const hospital = path.join(dir, 'hospital.json');
+  execFileSync(okfBin, ['build', path.join(repoRoot, 'profiles/dwp-hospital'), '--sources', shared('dwp/source'), '--out', hospital], { stdio: 'pipe' });
+  return `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\ntitle = "${DWP_TITLE}"\n\n` +
+    `[[bundle]]\nid = "dwp-hospital"\nindex = ${JSON.stringify(hospital)}\nsha256 = "${sha256Hex(readFileSync(hospital))}"\n` +
+    `index_url = "https://example.invalid/ask-okf/dwp-hospital/index.json"\npackage_profile = "regimes"\n`;
+}
+
 /** A registry TOML in `dir` serving the DWP index as bundle `okf-dwp`. */
 export function dwpRegistry(dir) {
   const file = path.join(dir, 'registry.toml');

@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import {
+  hospitalQuestion,
   DWP_INDEX,
   DWP_SHA,
   DWP_URL,
@@ -47,10 +48,6 @@ after(async () => {
   await example?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-function hospitalQuestion() {
-  return JSON.parse(readFileSync(shared('dwp/reference/hospital-package.json'), 'utf8')).question;
-}
 
 function exampleQuestions() {
   return JSON.parse(readFileSync(`${repoRoot}/crates/okf/example/questions.json`, 'utf8')).map((q) => q.question);

@@ -10,9 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { askThroughForm, imprisonmentQuestion, DWP_INDEX, DWP_SHA, DWP_TITLE, DWP_URL, launch, okfBin, openPage, repoRoot, screenshot, screenshotRegion, seriousViolations, sha256Hex, shared, startServer, tempDir } from './harness.mjs';
+import { dwpAndHospitalBundles, hospitalQuestion, askThroughForm, imprisonmentQuestion, DWP_INDEX, DWP_SHA, DWP_TITLE, DWP_URL, launch, okfBin, openPage, repoRoot, screenshot, screenshotRegion, seriousViolations, sha256Hex, shared, startServer, tempDir } from './harness.mjs';
 
-const hospitalQuestion = () => JSON.parse(readFileSync(shared('dwp/reference/hospital-package.json'), 'utf8')).question;
 const MET = 'supported-within-declared-scope';
 
 let dir;
@@ -22,15 +21,9 @@ let phone;
 
 before(async () => {
   dir = tempDir('status-truth');
-  const hospital = path.join(dir, 'hospital.json');
-  execFileSync(okfBin, ['build', path.join(repoRoot, 'profiles/dwp-hospital'), '--sources', shared('dwp/source'), '--out', hospital], { stdio: 'pipe' });
   const registry = path.join(dir, 'registry.toml');
-  writeFileSync(
-    registry,
-    `[[bundle]]\nid = "okf-dwp"\nindex = ${JSON.stringify(DWP_INDEX)}\nsha256 = "${DWP_SHA}"\nindex_url = "${DWP_URL}"\ntitle = "${DWP_TITLE}"\n\n` +
-      `[[bundle]]\nid = "dwp-hospital"\nindex = ${JSON.stringify(hospital)}\nsha256 = "${sha256Hex(readFileSync(hospital))}"\n` +
-      `index_url = "https://example.invalid/ask-okf/dwp-hospital/index.json"\npackage_profile = "regimes"\n`,
-  );
+  // The hospital profile, built from the frozen captures, served with the richer profile.
+  writeFileSync(registry, dwpAndHospitalBundles(dir));
   server = await startServer(['--registry', registry]);
   desktop = await launch();
   phone = await launch({ viewport: { width: 390, height: 844 } });
