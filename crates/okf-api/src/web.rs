@@ -4,9 +4,9 @@
 //! writes it; a test fails when the committed file is not what this module generates.
 
 use crate::error::ErrorCode;
-use crate::request::REGIMES_PROFILE;
 use crate::format::{CONTEXT_ID_PATTERN, DATE_PATTERN, LOGICAL_ID_PATTERN};
 use crate::limits::{MAX_OFFSET, MAX_RECORD_ID_CHARS, MIN_CATALOGUE_DELIVERY_BYTES};
+use crate::request::REGIMES_PROFILE;
 use crate::schemas::{
     as_of_field, budget_properties, context_id_field, offset_field, profile_field, record_id_field,
     version_field,

@@ -70,9 +70,12 @@ fn the_page_checks_take_each_tools_closed_field_list_and_profiles_from_the_contr
         "web/validate.js names a profile itself"
     );
     for tool in okf_api::web::page_tools().keys() {
-        let checked = validate.contains(&format!("toolFields('{tool}')"))
-            || tool == "okf_check_answer";
-        assert!(checked, "{tool}'s arguments are not checked against its schema's fields");
+        let checked =
+            validate.contains(&format!("toolFields('{tool}')")) || tool == "okf_check_answer";
+        assert!(
+            checked,
+            "{tool}'s arguments are not checked against its schema's fields"
+        );
     }
 }
 

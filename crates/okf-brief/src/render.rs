@@ -1038,7 +1038,8 @@ pub(crate) fn body(p: &Package, max_chars: usize) -> Result<Body, BriefError> {
     // Rendered grouped by branch; the lines naming records shown under an earlier branch were
     // not counted above, so drop the last chosen record until the whole fits.
     loop {
-        let (text, left) = records_text(&names, &mut blocks, &groups, &order, &chosen, &head, &tail);
+        let (text, left) =
+            records_text(&names, &mut blocks, &groups, &order, &chosen, &head, &tail);
         if chars(&text) + DIGEST_LINE_CHARS <= max_chars || picked.is_empty() {
             return Ok(Body {
                 text,

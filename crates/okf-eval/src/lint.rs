@@ -703,6 +703,16 @@ fn uncited_cross_references(index: &ContextIndex, captures: &[CapturedPage], out
                 held.extend(g);
             }
         }
+        // One warning: requirement `i` cites `id` (its `j`th required item), which `why`.
+        let uncited = |out: &mut Out, j: usize, id: &String, why: String| {
+            out.push(
+                Severity::Warning,
+                kinds::UNCITED_CROSS_REFERENCE,
+                format!("requirements[{i}].required[{j}]"),
+                vec![req.id.clone(), id.clone()],
+                format!("cites {id}, {why}; captured but neither required nor named by a declared gap's paragraphs"),
+            );
+        };
         for (j, id) in req.required.iter().enumerate() {
             let Some(r) = index.record(id) else { continue };
             let mut missed: BTreeMap<u32, &str> = BTreeMap::new();
@@ -717,15 +727,11 @@ fn uncited_cross_references(index: &ContextIndex, captures: &[CapturedPage], out
                 continue;
             }
             let listed: Vec<String> = missed.iter().map(|(p, at)| format!("{p} ({at})")).collect();
-            out.push(
-                Severity::Warning,
-                kinds::UNCITED_CROSS_REFERENCE,
-                format!("requirements[{i}].required[{j}]"),
-                vec![req.id.clone(), id.clone()],
-                format!(
-                    "cites {id}, whose text refers to DMG {}; captured but neither required nor named by a declared gap's paragraphs",
-                    listed.join(", ")
-                ),
+            uncited(
+                out,
+                j,
+                id,
+                format!("whose text refers to DMG {}", listed.join(", ")),
             );
         }
         // A cited definition: the paragraphs of its chapter (DMG numbers share the chapter's
@@ -747,16 +753,11 @@ fn uncited_cross_references(index: &ContextIndex, captures: &[CapturedPage], out
                 if missed.is_empty() {
                     continue;
                 }
-                out.push(
-                    Severity::Warning,
-                    kinds::UNCITED_CROSS_REFERENCE,
-                    format!("requirements[{i}].required[{j}]"),
-                    vec![req.id.clone(), id.clone()],
-                    format!(
-                        "cites {id}, whose DMG {d} defines '{term}', used by DMG {}; captured but neither required nor named by a declared gap's paragraphs",
-                        missed.join(", ")
-                    ),
+                let why = format!(
+                    "whose DMG {d} defines '{term}', used by DMG {}",
+                    missed.join(", ")
                 );
+                uncited(out, j, id, why);
             }
         }
     }

@@ -408,22 +408,34 @@ mod tests {
             budget.try_acquire(Some(v4(1))),
         ];
         assert!(a.iter().all(Result::is_ok));
-        assert_eq!(budget.try_acquire(Some(v4(1))).err(), Some(Exhausted::Client));
+        assert_eq!(
+            budget.try_acquire(Some(v4(1))).err(),
+            Some(Exhausted::Client)
+        );
         let b = [
             budget.try_acquire(Some(v4(2))),
             budget.try_acquire(Some(v4(2))),
         ];
         assert!(b.iter().all(Result::is_ok));
-        assert_eq!(budget.try_acquire(Some(v4(3))).err(), Some(Exhausted::Global));
+        assert_eq!(
+            budget.try_acquire(Some(v4(3))).err(),
+            Some(Exhausted::Global)
+        );
         // Without a client key only the ceiling counts.
         drop(b);
         assert!(budget.try_acquire(None).is_ok());
 
         let rate = RateLimit::new(3, Duration::from_secs(60), Some(2), 16);
         assert!(rate.check(v4(1)).is_ok() && rate.check(v4(1)).is_ok());
-        assert_eq!(rate.check(v4(1)).map_err(|(r, _)| r), Err(Exhausted::Client));
+        assert_eq!(
+            rate.check(v4(1)).map_err(|(r, _)| r),
+            Err(Exhausted::Client)
+        );
         assert!(rate.check(v4(2)).is_ok());
-        assert_eq!(rate.check(v4(3)).map_err(|(r, _)| r), Err(Exhausted::Global));
+        assert_eq!(
+            rate.check(v4(3)).map_err(|(r, _)| r),
+            Err(Exhausted::Global)
+        );
     }
 
     #[test]

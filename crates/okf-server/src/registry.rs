@@ -54,7 +54,6 @@ pub struct CorpusDecl {
     pub access: Access,
 }
 
-
 /// A verified, servable corpus: shards are read lazily, per question, and cached by digest.
 #[derive(Debug, Clone)]
 pub struct CorpusEntry {
@@ -1065,11 +1064,17 @@ mod tests {
             .map(|r| r.bundles["example"].examples.clone());
         assert_eq!(
             listed,
-            Ok(vec!["How do I borrow books?".into(), "Are there fines?".into()])
+            Ok(vec![
+                "How do I borrow books?".into(),
+                "Are there fines?".into()
+            ])
         );
         let six = format!("[{}]", vec!["\"Fines?\""; 6].join(", "));
         let too_many = registry(&six).err().unwrap_or_default();
-        assert!(too_many.contains("declares 6 examples; at most 5"), "{too_many}");
+        assert!(
+            too_many.contains("declares 6 examples; at most 5"),
+            "{too_many}"
+        );
         let blank = registry("[\"   \"]").err().unwrap_or_default();
         assert!(
             blank.contains("is not a question the engine accepts"),
