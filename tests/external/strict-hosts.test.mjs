@@ -24,33 +24,13 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import { WORKBENCH, dwpQuestion, dwpRegistry, startServer } from './server.mjs';
+import { TOOL_CALLS, WORKBENCH, dwpQuestion, dwpRegistry, startServer } from './server.mjs';
 
 /** Every tool, in call order (ids flow from earlier results into later calls). */
 const ORDER = ['ask_okf', 'okf_get_context', 'okf_explain_context', 'ask_okf_manifest', 'read_okf_evidence', 'search', 'fetch', 'okf_check_answer', 'okf_workbench_case'];
 
-/** The fields each tool needs, given what earlier calls returned. */
-const PLAIN = {
-  ask_okf: (ctx) => ({ bundle: ctx.bundle, question: ctx.question }),
-  okf_get_context: (ctx) => ({ context_id: ctx.contextId }),
-  okf_explain_context: (ctx) => ({ context_id: ctx.contextId, record_id: ctx.recordId }),
-  ask_okf_manifest: (ctx) => ({ bundle: ctx.bundle, question: ctx.question, delivery_bytes: 16384 }),
-  read_okf_evidence: (ctx) => ({
-    bundle: ctx.bundle, question: ctx.question, context_id: ctx.contextId,
-    section: 'record_text', record_id: ctx.recordId, delivery_bytes: 8192,
-  }),
-  search: (ctx) => ({ query: ctx.question }),
-  fetch: (ctx) => ({ id: ctx.firstRecordResult }),
-  okf_check_answer: (ctx) => ({
-    answer: {
-      schema: 'okf-grounded-answer.v1',
-      context_id: ctx.contextId,
-      evidence_status: ctx.evidenceStatus,
-      claims: [{ id: 'c1', text: 'A claim.', citations: [{ record: ctx.recordId, quote: ctx.recordText.trim() }] }],
-    },
-  }),
-  okf_workbench_case: () => ({ workbench: WORKBENCH.id, case_id: WORKBENCH.caseId }),
-};
+/** The fields each tool needs, given what earlier calls returned (the official clients' table). */
+const PLAIN = TOOL_CALLS;
 
 /** Takes the ids later calls need from a tool's structured result. */
 function learn(ctx, toolName, structured) {

@@ -15,7 +15,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { AjvJsonSchemaValidator as AjvV2 } from '@modelcontextprotocol/client/validators/ajv';
 import { CfWorkerJsonSchemaValidator as CfWorkerV2 } from '@modelcontextprotocol/client/validators/cf-worker';
 
-import { WORKBENCH, dwpQuestion, dwpRegistry, startServer } from './server.mjs';
+import { TOOL_CALLS, WORKBENCH, dwpQuestion, dwpRegistry, startServer } from './server.mjs';
 
 const INFO = { name: 'okf-external-ts', version: '0' };
 
@@ -92,33 +92,6 @@ function strictArguments(schema, plain) {
   }
   return out;
 }
-
-/**
- * Arguments for every tool, in call order; `ctx` carries what earlier calls returned
- * (the context_id and a selected record id from ask_okf).
- */
-const TOOL_CALLS = {
-  ask_okf: (ctx) => ({ bundle: ctx.bundle, question: ctx.question }),
-  okf_get_context: (ctx) => ({ context_id: ctx.contextId }),
-  okf_explain_context: (ctx) => ({ context_id: ctx.contextId, record_id: ctx.recordId }),
-  ask_okf_manifest: (ctx) => ({ bundle: ctx.bundle, question: ctx.question, delivery_bytes: 16384 }),
-  read_okf_evidence: (ctx) => ({
-    bundle: ctx.bundle, question: ctx.question, context_id: ctx.contextId,
-    section: 'record_text', record_id: ctx.recordId, delivery_bytes: 8192,
-  }),
-  search: (ctx) => ({ query: ctx.question }),
-  fetch: (ctx) => ({ id: ctx.firstRecordResult }),
-  okf_check_answer: (ctx) => ({
-    answer: {
-      schema: 'okf-grounded-answer.v1',
-      context_id: ctx.contextId,
-      evidence_status: ctx.evidenceStatus ?? 'insufficient',
-      claims: [{ id: 'c1', text: 'A claim.', requirement: null, citations: [{ record: ctx.recordId, quote: (ctx.recordText ?? 'x'.repeat(30)).trim() }] }],
-    },
-  }),
-  // Listed only where a workbench is served (the DWP registry here serves one).
-  okf_workbench_case: () => ({ workbench: WORKBENCH.id, case_id: WORKBENCH.caseId }),
-};
 
 /** TOOL_CALLS' arguments for every tool, given one context. */
 function TOOL_CALLS_WITH(ctx) {
