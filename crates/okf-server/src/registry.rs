@@ -1069,7 +1069,7 @@ mod tests {
                 "Are there fines?".into()
             ])
         );
-        let six = format!("[{}]", vec!["\"Fines?\""; 6].join(", "));
+        let six = format!("[{}]", ["\"Fines?\""; 6].join(", "));
         let too_many = registry(&six).err().unwrap_or_default();
         assert!(
             too_many.contains("declares 6 examples; at most 5"),

@@ -5,11 +5,39 @@
 //! against `--cache-bytes`, and the least recently used entries go first.
 
 use crate::compression::Coding;
-use crate::service::{CacheLimits, ServedInputs};
 use bytes::Bytes;
-use okf_engine::Assembled;
+use okf_engine::{Assembled, ReplayInputs};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+
+/// Limits of the retained-package cache.
+#[derive(Debug, Clone, Copy)]
+pub struct CacheLimits {
+    /// Most packages retained.
+    pub max_entries: usize,
+    /// Most package bytes retained.
+    pub max_bytes: usize,
+}
+
+impl Default for CacheLimits {
+    fn default() -> Self {
+        CacheLimits {
+            max_entries: 256,
+            max_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// The inputs a package is assembled from, as this server serves them: the engine's replay
+/// inputs and whether the caller's grant makes restricted records readable (the same inputs
+/// give another package then, never to be handed to a caller without that grant).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServedInputs {
+    /// Question, budget, binding and options.
+    pub inputs: ReplayInputs,
+    /// The package is assembled over the index revealing restricted records.
+    pub reveals_restricted: bool,
+}
 
 /// Where a retained package came from: who may be handed it again.
 #[derive(Debug, Clone, PartialEq, Eq)]

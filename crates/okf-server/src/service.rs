@@ -5,6 +5,7 @@
 use crate::auth::Caller;
 use crate::execution::Started;
 use crate::registry::{BundleEntry, LoadedVersion, Registry};
+pub use crate::retained::{CacheLimits, ServedInputs};
 use crate::retained::{Origin, Store};
 use okf_api::error::ErrorCode;
 use okf_api::format::{LOGICAL_ID_PATTERN, is_logical_id};
@@ -168,35 +169,6 @@ impl Answer {
     pub fn package_status(&self) -> &'static str {
         self.package.evidence_status.as_str()
     }
-}
-
-/// Limits of the retained-package cache.
-#[derive(Debug, Clone, Copy)]
-pub struct CacheLimits {
-    /// Most packages retained.
-    pub max_entries: usize,
-    /// Most package bytes retained.
-    pub max_bytes: usize,
-}
-
-impl Default for CacheLimits {
-    fn default() -> Self {
-        CacheLimits {
-            max_entries: 256,
-            max_bytes: 64 * 1024 * 1024,
-        }
-    }
-}
-
-/// The inputs a package is assembled from, as this server serves them: the engine's replay
-/// inputs and whether the caller's grant makes restricted records readable (the same inputs
-/// give another package then, never to be handed to a caller without that grant).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ServedInputs {
-    /// Question, budget, binding and options.
-    pub inputs: ReplayInputs,
-    /// The package is assembled over the index revealing restricted records.
-    pub reveals_restricted: bool,
 }
 
 /// The shared service state. The registry is one immutable snapshot that a reload replaces

@@ -369,7 +369,7 @@ mod tests {
 
     #[test]
     fn the_text_block_is_the_packages_evidence_brief_kept_with_the_retained_package() {
-        let store = Store::new(crate::service::CacheLimits::default());
+        let store = Store::new(crate::retained::CacheLimits::default());
         let package = Arc::new(example_package("How do I borrow books?"));
         let brief = okf_brief::render(&package.json, &okf_brief::BriefOptions::default()).unwrap();
         let expected = serde_json::to_vec(&brief.text).unwrap();
