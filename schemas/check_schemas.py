@@ -484,10 +484,10 @@ def check_api_documents(schemas):
 
     bun = validator(schemas["bundles.schema.json"])
     catalogue = {"bundles": [
-        {"id": "example", "state": "ready", "default_version": "v1", "versions": [
+        {"id": "example", "examples": ["How do I borrow books?"], "state": "ready", "default_version": "v1", "versions": [
             {"name": "v1", "snapshot": "okf-example-2026-11-29", "index_sha256": "7" * 64,
              "index_url": "https://example.org/okf-example/index.json", "published": "2026-11-29", "state": "ready"}]},
-        {"id": "broken", "state": "refused", "default_version": None, "versions": [
+        {"id": "broken", "examples": [], "state": "refused", "default_version": None, "versions": [
             {"name": "v0", "snapshot": None, "index_sha256": "0" * 64, "index_url": "https://example.org/x.json",
              "state": "refused", "reason": "index digest does not match the registry"}]},
     ], "corpora": [
@@ -501,6 +501,7 @@ def check_api_documents(schemas):
         ("published not a date", lambda c: c["bundles"][0]["versions"][0].update(published="soon")),
         ("extra key in version", lambda c: c["bundles"][0]["versions"][0].update(path="/srv/x")),
         ("missing default_version", lambda c: c["bundles"][0].pop("default_version")),
+        ("six examples", lambda c: c["bundles"][0].update(examples=["q"] * 6)),
         ("extra key in corpus", lambda c: c["corpora"][0].update(path="/srv/corpus")),
         ("corpus digest not hex64", lambda c: c["corpora"][0].update(manifest_sha256="xyz")),
     ]:
