@@ -99,6 +99,11 @@ pub(crate) struct ServeArgs {
     /// before the remaining connections are closed; the exit status is 0 either way.
     #[arg(long, env = "OKF_DRAIN_MS", default_value_t = 20_000)]
     drain_ms: u64,
+    /// Refuse to start when anything the registry declares cannot be served (a bundle
+    /// version, corpus or workbench refused at load), naming each; without it the server
+    /// starts, logs them and answers 503 on /ready.
+    #[arg(long)]
+    strict: bool,
     /// Log line format on standard error.
     #[arg(long, env = "OKF_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -138,6 +143,9 @@ pub(crate) enum ServeFailure {
     /// The async runtime could not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
+    /// `--strict`, and the registry declares something that cannot be served.
+    #[error("--strict: not starting, because the registry declares what cannot be served: {0}")]
+    Strict(String),
 }
 
 pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
@@ -173,6 +181,17 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), CliError> {
         None => Registry::example(example::INDEX_JSON).map_err(ServeFailure::from)?,
     };
     okf_server::ops::log_registry_problems(&registry);
+    let refused = registry.not_ready();
+    if args.strict && !refused.is_empty() {
+        let listed: Vec<String> = refused
+            .iter()
+            .map(|r| match &r.version {
+                Some(version) => format!("{} {}@{version}: {}", r.kind, r.id, r.reason),
+                None => format!("{} {}: {}", r.kind, r.id, r.reason),
+            })
+            .collect();
+        return Err(ServeFailure::Strict(listed.join("; ")).into());
+    }
     let service = Service::new(
         registry,
         CacheLimits {
