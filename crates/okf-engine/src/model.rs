@@ -486,3 +486,35 @@ pub(crate) fn write_issues<S: Sink + ?Sized>(out: &mut S, issues: &[Issue]) {
     }
     out.byte(b']');
 }
+
+#[cfg(test)]
+mod tests {
+    use super::AssertionStatus;
+
+    /// The authoring guide's table of statuses and the authority classes each allows is the
+    /// engine's own rule, row for row.
+    #[test]
+    fn the_authoring_guide_states_the_status_and_authority_rule_as_the_engine_has_it() {
+        let guide = include_str!("../../../docs/authoring.md");
+        for (status, name) in [
+            (AssertionStatus::Official, "official"),
+            (AssertionStatus::Normalized, "normalized"),
+            (AssertionStatus::Inferred, "inferred"),
+            (AssertionStatus::ModelDerived, "model-derived"),
+        ] {
+            let row = guide
+                .lines()
+                .find(|l| l.starts_with(&format!("| `{name}` |")))
+                .unwrap_or_default();
+            let classes: Vec<String> = status
+                .allowed_authority_classes()
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect();
+            assert!(
+                row.ends_with(&format!("| {} |", classes.join(", "))),
+                "{name}: docs/authoring.md has {row:?}"
+            );
+        }
+    }
+}

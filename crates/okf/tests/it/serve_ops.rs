@@ -564,7 +564,14 @@ fn strict_serve_refuses_to_start_naming_the_bundle_it_cannot_serve() {
     let (registry, _, _) = example_registry(&dir);
     write_registry(&registry, &"0".repeat(64));
     let registry = registry.to_str().unwrap();
-    let out = okf(&["serve", "--strict", "--registry", registry, "--listen", "127.0.0.1:0"]);
+    let out = okf(&[
+        "serve",
+        "--strict",
+        "--registry",
+        registry,
+        "--listen",
+        "127.0.0.1:0",
+    ]);
     assert!(!out.status.success(), "started: {}", stdout(&out));
     let err = stderr(&out);
     assert!(err.contains("--strict: not starting"), "{err}");
