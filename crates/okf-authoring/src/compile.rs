@@ -413,31 +413,29 @@ impl Compiler {
             page: page_no,
         })?;
         let text = page.text.as_str();
-        let unique = |s: &str| -> Result<usize, Rule> {
-            let mut hits = text.match_indices(s);
-            let first = hits
-                .next()
-                .ok_or_else(|| Rule::ExcerptNotFound(s.to_owned()))?;
-            if s.is_empty() || hits.next().is_some() {
-                return Err(Rule::ExcerptNotUnique(s.to_owned()));
+        let unique = |s: &str| -> Result<(usize, usize), Rule> {
+            let hits = spans(text, s);
+            match hits.as_slice() {
+                [] => Err(not_found(text, s)),
+                [one] => Ok(*one),
+                _ => Err(Rule::ExcerptNotUnique(s.to_owned())),
             }
-            Ok(first.0)
         };
+        // The excerpt is always the page's own text (its line breaks, not the selector's).
         let selected = match (&c.quote, &c.from, &c.to) {
             (None, None, None) => text.to_owned(),
             (Some(q), None, None) => {
-                unique(q)?;
-                q.clone()
+                let (start, end) = unique(q)?;
+                text[start..end].to_owned()
             }
             (None, Some(from), Some(to)) => {
-                let start = unique(from)?;
-                let after = start + from.len();
+                let (start, after) = unique(from)?;
                 // The first `to` that ends at or after the end of `from`.
-                let end = text[start..]
-                    .match_indices(to.as_str())
-                    .map(|(i, _)| start + i + to.len())
+                let end = spans(&text[start..], to)
+                    .into_iter()
+                    .map(|(_, end)| start + end)
                     .find(|&end| end >= after)
-                    .ok_or_else(|| Rule::ExcerptNotFound(to.clone()))?;
+                    .ok_or_else(|| not_found(&text[start..], to))?;
                 text[start..end].to_owned()
             }
             _ => return Err(Rule::ExcerptSelectors),
@@ -805,5 +803,64 @@ impl Compiler {
         });
         self.requirement_origins.push(origin);
         Ok(())
+    }
+}
+/// Where `selector` occurs in `text`, as byte ranges of `text`: word for word, with each run of
+/// white space in the selector (a space, a line break) matching any run of white space in the
+/// page, so a selector need not copy the extractor's line breaks. White space at either end of
+/// the selector must meet white space in the page, which the range then includes.
+fn spans(text: &str, selector: &str) -> Vec<(usize, usize)> {
+    let words: Vec<&str> = selector.split_whitespace().collect();
+    let Some((first, rest)) = words.split_first() else {
+        return Vec::new();
+    };
+    // The end of the run of white space at `at`, when there is one.
+    let after_space = |at: usize| {
+        let tail = &text[at..];
+        let skipped = tail.len() - tail.trim_start().len();
+        (skipped > 0).then_some(at + skipped)
+    };
+    let mut found = Vec::new();
+    for (at, _) in text.match_indices(first) {
+        let mut start = at;
+        if selector.starts_with(char::is_whitespace) {
+            let before = text[..at].trim_end().len();
+            if before == at {
+                continue;
+            }
+            start = before;
+        }
+        let mut end = Some(at + first.len());
+        for word in rest {
+            end = end
+                .and_then(after_space)
+                .filter(|&e| text[e..].starts_with(word))
+                .map(|e| e + word.len());
+        }
+        if selector.ends_with(char::is_whitespace) {
+            end = end.and_then(after_space);
+        }
+        if let Some(end) = end {
+            found.push((start, end));
+        }
+    }
+    found
+}
+
+/// The refusal of a selector `text` does not hold, quoting the page where the selector's
+/// longest matching beginning (in whole words) is, and a little after it.
+fn not_found(text: &str, selector: &str) -> Rule {
+    let words: Vec<&str> = selector.split_whitespace().collect();
+    let nearest = (1..words.len()).rev().find_map(|k| {
+        let (start, end) = *spans(text, &words[..k].join(" ")).first()?;
+        let shown: String = text[start..]
+            .chars()
+            .take(text[start..end].chars().count() + 40)
+            .collect();
+        Some(shown)
+    });
+    Rule::ExcerptNotFound {
+        selector: selector.to_owned(),
+        nearest,
     }
 }

@@ -46,8 +46,14 @@ pub enum Rule {
         /// Found in or computed from the capture.
         actual: String,
     },
-    /// An excerpt selector (`quote`, `from` or `to`) does not occur in the page text.
-    ExcerptNotFound(String),
+    /// An excerpt selector (`quote`, `from` or `to`) does not occur in the page text, even
+    /// with its line breaks and spaces matched loosely.
+    ExcerptNotFound {
+        /// The selector.
+        selector: String,
+        /// The page text where the selector's longest matching beginning is, when some of it is.
+        nearest: Option<String>,
+    },
     /// An excerpt selector occurs more than once, so the excerpt is not determined.
     ExcerptNotUnique(String),
     /// `quote` cannot be combined with `from`/`to`, and `from` and `to` go together.
@@ -126,7 +132,13 @@ impl fmt::Display for Rule {
                 f,
                 "{what} declared {declared} but the capture gives {actual}"
             ),
-            Rule::ExcerptNotFound(s) => write!(f, "excerpt selector {s:?} is not in the page text"),
+            Rule::ExcerptNotFound { selector, nearest } => {
+                write!(f, "excerpt selector {selector:?} is not in the page text")?;
+                match nearest {
+                    Some(text) => write!(f, "; the nearest page text is {text:?}"),
+                    None => write!(f, "; not even its first word is on the page"),
+                }
+            }
             Rule::ExcerptNotUnique(s) => write!(
                 f,
                 "excerpt selector {s:?} occurs more than once in the page text; lengthen it"

@@ -267,7 +267,7 @@ fn excerpt_not_found_and_not_unique() {
     );
     assert_eq!(
         e.to_string(),
-        "graph.toml:9: excerpt selector \"months.\" is not in the page text"
+        "graph.toml:9: excerpt selector \"months.\" is not in the page text; not even its first word is on the page"
     );
     let e = fails(
         PROFILE,
@@ -277,6 +277,40 @@ fn excerpt_not_found_and_not_unique() {
     assert_eq!(
         e.to_string(),
         "graph.toml:9: excerpt selector \"Loans\" occurs more than once in the page text; lengthen it"
+    );
+}
+
+#[test]
+fn a_selector_matches_across_the_extractors_line_breaks_and_the_record_keeps_the_page_text() {
+    // The extractor broke the line after "three"; the author typed a space there.
+    let capture = CAPTURE.replace("Loans last three weeks.", "Loans last three\\nweeks.");
+    let quoted = graph_with(
+        "from = \"Loans last\", to = \"weeks.\"",
+        "quote = \"last three weeks.\"",
+    );
+    let built = run(PROFILE, &quoted, &capture).unwrap();
+    assert_eq!(built.index.records[1].text, "last three\nweeks.");
+    let built = run(PROFILE, GRAPH, &capture).unwrap();
+    assert_eq!(built.index.records[1].text, "Loans last three\nweeks.");
+    // Words run together are still one word: a missing space is not matched.
+    let e = fails(
+        PROFILE,
+        &graph_with("from = \"Loans last\"", "from = \"Loanslast\""),
+        &capture,
+    );
+    assert!(matches!(e.rule, Rule::ExcerptNotFound { .. }), "{e}");
+}
+
+#[test]
+fn a_selector_not_on_the_page_quotes_the_nearest_page_text() {
+    let e = fails(
+        PROFILE,
+        &graph_with("to = \"weeks.\"", "to = \"three months.\""),
+        CAPTURE,
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph.toml:9: excerpt selector \"three months.\" is not in the page text; the nearest page text is \"three weeks. Loans may be renewed twice. Rene\""
     );
 }
 
