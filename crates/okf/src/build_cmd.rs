@@ -23,6 +23,13 @@ pub(crate) struct BuildArgs {
     /// Write nothing; exit 1 unless --out already holds exactly these bytes.
     #[arg(long)]
     check: bool,
+    /// Write the index even when `okf lint` finds errors in it (they are printed either way).
+    #[arg(long)]
+    allow_lint: bool,
+    /// An earlier build of this profile: list the records whose text changed, appeared or
+    /// disappeared since, so a republished page that changes evidence is seen.
+    #[arg(long)]
+    previous: Option<PathBuf>,
 }
 
 fn list(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
@@ -93,6 +100,21 @@ pub(crate) fn run(args: &BuildArgs) -> Result<(), CliError> {
             }
             CliError::Authoring(e)
         })?;
+    let index = okf_engine::ContextIndex::from_json_slice(built.json.as_bytes())?;
+    let pages = okf_authoring::captured_pages(&capture_files)?
+        .into_iter()
+        .map(|(label, text)| okf_eval::CapturedPage { label, text })
+        .collect::<Vec<_>>();
+    let lint = okf_eval::lint_with_captures(&index, &pages);
+    if lint.has_errors() {
+        crate::print(&okf_eval::report::lint_table(&lint))?;
+        if !args.allow_lint && !args.check {
+            return Err(CliError::Failed(format!(
+                "lint found {} error(s); nothing was written (fix them, or pass --allow-lint)",
+                lint.count(okf_eval::Severity::Error)
+            )));
+        }
+    }
     if args.check {
         let current = std::fs::read(&args.out).unwrap_or_default();
         if current != built.json.as_bytes() {
@@ -118,6 +140,18 @@ pub(crate) fn run(args: &BuildArgs) -> Result<(), CliError> {
         built.index.assertions.len(),
         built.index.requirements.len()
     );
+    let warnings = lint.count(okf_eval::Severity::Warning);
+    if warnings > 0 {
+        println!(
+            "  lint: {warnings} warning(s); read them with okf lint --index {} --sources {}",
+            args.out.display(),
+            sources.display()
+        );
+    }
+    if let Some(previous) = &args.previous {
+        let before = okf_engine::ContextIndex::from_json_slice(&read(previous)?)?;
+        print_changes(previous, before.document(), index.document());
+    }
     for g in &built.resolved_gaps {
         println!(
             "  gap {} is held by the base: resolved to {}",
@@ -126,4 +160,44 @@ pub(crate) fn run(args: &BuildArgs) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+/// The records whose text changed, appeared or disappeared between two builds, by id (in id
+/// order), printed under one heading each.
+fn print_changes(
+    previous: &Path,
+    before: &okf_engine::model::IndexDocument,
+    after: &okf_engine::model::IndexDocument,
+) {
+    let texts =
+        |doc: &okf_engine::model::IndexDocument| -> std::collections::BTreeMap<String, String> {
+            doc.records
+                .iter()
+                .map(|r| (r.id.clone(), r.text.clone()))
+                .collect()
+        };
+    let (old, new) = (texts(before), texts(after));
+    let changed: Vec<&String> = new
+        .iter()
+        .filter(|(id, text)| old.get(*id).is_some_and(|t| t != *text))
+        .map(|(id, _)| id)
+        .collect();
+    let appeared: Vec<&String> = new.keys().filter(|id| !old.contains_key(*id)).collect();
+    let gone: Vec<&String> = old.keys().filter(|id| !new.contains_key(*id)).collect();
+    println!(
+        "  since {}: {} record(s) changed text, {} appeared, {} disappeared",
+        previous.display(),
+        changed.len(),
+        appeared.len(),
+        gone.len()
+    );
+    for (what, ids) in [
+        ("changed", changed),
+        ("appeared", appeared),
+        ("disappeared", gone),
+    ] {
+        for id in ids {
+            println!("    {what}: {id}");
+        }
+    }
 }

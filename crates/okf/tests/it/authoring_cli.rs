@@ -299,3 +299,143 @@ fn okf_dwp_serves_a_composed_version_that_answers_both_topics() {
     server.stop();
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A one-page profile in `dir` whose capture says `rule` (the loan rule's sentence), with its
+/// sources in `dir/sources`.
+fn tiny_profile(dir: &Path, rule: &str) {
+    let authority = r#"authority = { class = "synthetic", label = "Test", source = "https://x.example/authority" }"#;
+    let defaults = |kind: &str, rights: bool| {
+        let rights = if rights { "rights = \"CC0-1.0\"\n" } else { "" };
+        format!(
+            "[defaults.{kind}]\nassertion_status = \"normalized\"\n{authority}\nscope = \"Test scope.\"\n{rights}"
+        )
+    };
+    let profile = format!(
+        "[index]\nbase = \"https://x.example/\"\nscope = \"A tiny test bundle.\"\nlimitations = [\"Test data.\"]\nbundle = {{ id = \"https://x.example/bundle\", snapshot = \"t1\", source_url = \"https://x.example/index.json\" }}\n\n{}\n{}\n{}\n[[document]]\nid = \"doc\"\ncaptured_at = \"2026-01-01T00:00:00Z\"\n",
+        defaults("concept", true),
+        defaults("evidence", true),
+        defaults("assertion", false)
+    );
+    let graph = r#"[[record]]
+kind = "concept"
+route = "concept/loans"
+label = "Loans"
+text = "Navigation concept."
+aliases = ["loan"]
+provenance = [{ document = "doc", locator = "whole" }]
+
+[[record]]
+kind = "evidence"
+route = "evidence/rule"
+label = "Loan rule"
+source = { document = "doc", page = 1, locator = "para 2", from = "Loans last", to = "weeks." }
+
+[[assertion]]
+route = "assertion/loans-rule"
+from = "concept/loans"
+predicate = "references"
+to = "evidence/rule"
+label = "Loans are governed by the rule"
+provenance = "target"
+
+[[requirement]]
+route = "requirement/loans"
+label = "Loans"
+scope = "Loans."
+when_all = ["concept/loans"]
+required = ["evidence/rule"]
+paths = [["assertion/loans-rule"]]
+"#;
+    std::fs::create_dir_all(dir.join("sources")).unwrap();
+    std::fs::write(dir.join("profile.toml"), profile).unwrap();
+    std::fs::write(dir.join("graph.toml"), graph).unwrap();
+    let capture = json!({"document_id": "doc", "source_url": "https://x.example/doc.html",
+        "source_sha256": "0".repeat(64),
+        "pages": [{"page": 1, "url": "https://x.example/doc.html#page=1",
+                   "text": format!("Intro. {rule} Renewals are free.")}]});
+    std::fs::write(dir.join("sources/doc.json"), capture.to_string()).unwrap();
+}
+
+#[test]
+fn a_rebuild_against_the_previous_index_names_the_record_whose_page_changed() {
+    let dir = temp_dir("build-previous");
+    tiny_profile(&dir, "Loans last three weeks.");
+    let profile = dir.to_str().unwrap();
+    let first = dir.join("first.json");
+    let o = okf(&["build", profile, "--out", first.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The same page again: nothing changed.
+    let again = dir.join("again.json");
+    let o = okf(&[
+        "build",
+        profile,
+        "--out",
+        again.to_str().unwrap(),
+        "--previous",
+        first.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("0 record(s) changed text, 0 appeared, 0 disappeared"),
+        "{}",
+        stdout(&o)
+    );
+    // The page is republished with a different period: the build still succeeds, and says so.
+    tiny_profile(&dir, "Loans last four weeks.");
+    let second = dir.join("second.json");
+    let o = okf(&[
+        "build",
+        profile,
+        "--out",
+        second.to_str().unwrap(),
+        "--previous",
+        first.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("1 record(s) changed text, 0 appeared, 0 disappeared"),
+        "{out}"
+    );
+    assert!(
+        out.contains("changed: https://x.example/evidence/rule"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_build_whose_index_lint_refuses_writes_nothing_unless_allowed() {
+    let dir = temp_dir("build-lint");
+    tiny_profile(&dir, "Loans last three weeks.");
+    // An official status with a synthetic authority: ungoverned, and a lint error.
+    let profile = std::fs::read_to_string(dir.join("profile.toml")).unwrap();
+    std::fs::write(
+        dir.join("profile.toml"),
+        profile.replacen(
+            "assertion_status = \"normalized\"",
+            "assertion_status = \"official\"",
+            2,
+        ),
+    )
+    .unwrap();
+    let out = dir.join("index.json");
+    let o = okf(&[
+        "build",
+        dir.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success(), "{}", stdout(&o));
+    assert!(stderr(&o).contains("lint found"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("authority"), "{}", stdout(&o));
+    assert!(!out.exists(), "nothing is written");
+    let o = okf(&[
+        "build",
+        dir.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--allow-lint",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.exists());
+}
