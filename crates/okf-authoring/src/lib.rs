@@ -14,11 +14,13 @@ mod compose;
 mod error;
 mod origin;
 mod profile;
+mod scaffold;
 
 pub use capture::{CaptureFile, captured_pages};
 pub use compile::{Built, PROFILE_FILE, build, build_onto};
 pub use compose::ResolvedGap;
 pub use error::{Error, Rule};
+pub use scaffold::{ScaffoldOptions, scaffold};
 
 /// One profile file as the caller read it.
 #[derive(Debug, Clone)]

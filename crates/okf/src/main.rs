@@ -10,6 +10,7 @@ mod delivery_cmd;
 mod eval_cmd;
 mod example;
 mod explain_cmd;
+mod init_cmd;
 mod lint_cmd;
 mod log_lines;
 mod serve_cmd;
@@ -68,6 +69,8 @@ enum Command {
     Serve(serve_cmd::ServeArgs),
     /// Compile an authoring profile and its captured pages into an index.
     Build(build_cmd::BuildArgs),
+    /// Write a first authoring profile for a folder of captured page files.
+    Init(init_cmd::InitArgs),
     /// Build an evidence workbench (retained packages and parts) or drive one session of it.
     #[command(subcommand)]
     Workbench(workbench_cmd::WorkbenchCommand),
@@ -294,6 +297,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Lint(args) => lint_cmd::run(&args),
         Command::Serve(args) => serve_cmd::run(args),
         Command::Build(args) => build_cmd::run(&args),
+        Command::Init(args) => init_cmd::run(&args),
         Command::Workbench(command) => workbench_cmd::run(command),
     }
 }

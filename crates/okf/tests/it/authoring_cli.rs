@@ -439,3 +439,77 @@ fn a_build_whose_index_lint_refuses_writes_nothing_unless_allowed() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.exists());
 }
+
+#[test]
+fn okf_init_writes_a_profile_that_builds_lint_clean_and_answers_its_first_topic() {
+    let dir = temp_dir("init").join("council");
+    let sources = root().join("profiles/example/sources");
+    let (dir_s, sources_s) = (dir.to_str().unwrap(), sources.to_str().unwrap());
+    let o = okf(&[
+        "init",
+        dir_s,
+        "--sources",
+        sources_s,
+        "--captured-on",
+        "2026-12-01",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let profile = std::fs::read_to_string(dir.join("profile.toml")).unwrap();
+    for id in ["homework-club", "lending-policy", "rooms-guide"] {
+        assert!(
+            profile.contains(&format!("[[document]]\nid = \"{id}\"")),
+            "{profile}"
+        );
+    }
+    let index = dir.join("index.json");
+    let o = okf(&[
+        "build",
+        dir_s,
+        "--sources",
+        sources_s,
+        "--out",
+        index.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = okf(&[
+        "lint",
+        "--index",
+        index.to_str().unwrap(),
+        "--sources",
+        sources_s,
+    ]);
+    assert!(
+        stdout(&o).contains("0 errors, 0 warnings"),
+        "{}",
+        stdout(&o)
+    );
+    let o = okf(&[
+        "ask",
+        "--index",
+        index.to_str().unwrap(),
+        "--json",
+        "first topic",
+    ]);
+    let package: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(package["evidence_status"], "sufficient");
+    // A second init never overwrites a profile.
+    let o = okf(&[
+        "init",
+        dir_s,
+        "--sources",
+        sources_s,
+        "--captured-on",
+        "2026-12-01",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("not empty"), "{}", stderr(&o));
+    let o = okf(&[
+        "init",
+        dir_s,
+        "--sources",
+        sources_s,
+        "--captured-on",
+        "1 December",
+    ]);
+    assert!(stderr(&o).contains("--captured-on"), "{}", stderr(&o));
+}
