@@ -124,7 +124,7 @@ test('the form asks for a version or a date and gets what the API gives for it',
   assert.deepEqual(problems.filter((p) => !/status of 404|Failed to load resource/.test(p)), []);
 });
 
-test('okf_build_context takes version and as_of and honours the host abort signal', async () => {
+test('okf_build_context takes version, as_of and profile and honours the host abort signal', async () => {
   const page = await browser.context.newPage();
   try {
     await page.addInitScript(() => {
@@ -142,7 +142,7 @@ test('okf_build_context takes version and as_of and honours the host abort signa
     await page.waitForFunction(() => Boolean(window.__tools.okf_build_context));
     const question = imprisonmentQuestion();
     const schema = await page.evaluate(() => window.__tools.okf_build_context.inputSchema);
-    assert.deepEqual(Object.keys(schema.properties).sort(), ['as_of', 'budget', 'bundle', 'question', 'version']);
+    assert.deepEqual(Object.keys(schema.properties).sort(), ['as_of', 'budget', 'bundle', 'profile', 'question', 'version']);
     assert.deepEqual(schema.required, ['bundle', 'question']);
 
     const older = await server.ask({ bundle: 'okf-dwp', question, version: '2026-01' });
