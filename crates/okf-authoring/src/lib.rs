@@ -12,6 +12,7 @@ mod capture;
 mod compile;
 mod compose;
 mod error;
+mod html;
 mod origin;
 mod profile;
 mod scaffold;
@@ -20,6 +21,7 @@ pub use capture::{CaptureFile, captured_pages};
 pub use compile::{Built, PROFILE_FILE, build, build_onto};
 pub use compose::ResolvedGap;
 pub use error::{Error, Rule};
+pub use html::{HTML_EXTRACTOR, capture_html};
 pub use scaffold::{ScaffoldOptions, scaffold};
 
 /// One profile file as the caller read it.

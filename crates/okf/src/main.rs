@@ -4,6 +4,7 @@
 mod ask_cmd;
 mod bench;
 mod build_cmd;
+mod capture_cmd;
 mod check_cmd;
 mod corpus_cmd;
 mod delivery_cmd;
@@ -71,6 +72,8 @@ enum Command {
     Build(build_cmd::BuildArgs),
     /// Write a first authoring profile for a folder of captured page files.
     Init(init_cmd::InitArgs),
+    /// Make a captured page file from a published HTML publication, one page per section.
+    Capture(capture_cmd::CaptureArgs),
     /// Build an evidence workbench (retained packages and parts) or drive one session of it.
     #[command(subcommand)]
     Workbench(workbench_cmd::WorkbenchCommand),
@@ -298,6 +301,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Serve(args) => serve_cmd::run(args),
         Command::Build(args) => build_cmd::run(&args),
         Command::Init(args) => init_cmd::run(&args),
+        Command::Capture(args) => capture_cmd::run(&args),
         Command::Workbench(command) => workbench_cmd::run(command),
     }
 }

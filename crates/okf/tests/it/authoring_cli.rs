@@ -513,3 +513,117 @@ fn okf_init_writes_a_profile_that_builds_lint_clean_and_answers_its_first_topic(
     ]);
     assert!(stderr(&o).contains("--captured-on"), "{}", stderr(&o));
 }
+
+#[test]
+fn okf_capture_of_an_html_publication_is_one_page_per_section_and_the_same_bytes_twice() {
+    let dir = temp_dir("capture-html");
+    let html = dir.join("council-tax-reduction.html");
+    std::fs::copy(
+        root().join("crates/okf/tests/fixtures/council-tax-reduction.html"),
+        &html,
+    )
+    .unwrap();
+    let url = "https://council.example/council-tax-reduction";
+    let capture = |out: &Path| {
+        let o = okf(&[
+            "capture",
+            html.to_str().unwrap(),
+            "--url",
+            url,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read(out).unwrap()
+    };
+    std::fs::create_dir_all(dir.join("sources")).unwrap();
+    let first = capture(&dir.join("sources/ctr.json"));
+    assert_eq!(
+        first,
+        capture(&dir.join("again.json")),
+        "the same file gives the same bytes"
+    );
+    let value: Value = serde_json::from_slice(&first).unwrap();
+    let urls: Vec<&str> = value["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["url"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        urls,
+        [
+            url.to_owned(),
+            format!("{url}#short-stays"),
+            format!("{url}#long-stays"),
+            format!("{url}#students")
+        ]
+    );
+    let text: String = value["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["text"].as_str().unwrap())
+        .collect();
+    for outside in [
+        "cookies",
+        "Bins and recycling",
+        "Skip to main content",
+        "Contents",
+        "track(",
+        "Accessibility statement",
+        "Home",
+    ] {
+        assert!(
+            !text.contains(outside),
+            "{outside:?} is not main content: {text}"
+        );
+    }
+    assert_eq!(
+        value["source_sha256"],
+        okf_engine::canonical::sha256_hex(&std::fs::read(&html).unwrap())
+    );
+    // The capture builds (every page's literal_sha256 is checked), and an edit to the
+    // publication shows up as a changed record on the next build.
+    let profile = dir.join("profile");
+    let sources = dir.join("sources");
+    let o = okf(&[
+        "init",
+        profile.to_str().unwrap(),
+        "--sources",
+        sources.to_str().unwrap(),
+        "--captured-on",
+        "2026-12-01",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let build = |out: &str, previous: Option<&str>| {
+        let out = dir.join(out);
+        let mut args = vec![
+            "build",
+            profile.to_str().unwrap(),
+            "--sources",
+            sources.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        if let Some(p) = previous {
+            args.extend(["--previous", p]);
+        }
+        let o = okf(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        (out, stdout(&o))
+    };
+    let (before, _) = build("before.json", None);
+    let edited = std::fs::read_to_string(&html).unwrap().replace(
+        "published on 1 October 2026",
+        "published on 1 November 2026",
+    );
+    std::fs::write(&html, edited).unwrap();
+    capture(&dir.join("sources/ctr.json"));
+    let (_, report) = build("after.json", Some(before.to_str().unwrap()));
+    assert!(report.contains("1 record(s) changed text"), "{report}");
+    assert!(
+        report.contains("changed: https://example.invalid/profile/evidence/first-page"),
+        "{report}"
+    );
+}
