@@ -201,15 +201,16 @@ fn sections(html: &str) -> Vec<(Option<String>, String)> {
                 if !skipping.is_empty() {
                     continue;
                 }
-                if !closing && (name == "h2" || name == "h3") {
-                    if let Some(id) = id {
-                        out.push((Some(id), String::new()));
-                    }
+                if !closing
+                    && (name == "h2" || name == "h3")
+                    && let Some(id) = id
+                {
+                    out.push((Some(id), String::new()));
                 }
-                if BLOCKS.contains(&name.as_str()) {
-                    if let Some((_, text)) = out.last_mut() {
-                        text.push('\n');
-                    }
+                if BLOCKS.contains(&name.as_str())
+                    && let Some((_, text)) = out.last_mut()
+                {
+                    text.push('\n');
                 }
             }
             Token::Text(text) if in_main > 0 && skipping.is_empty() => {
