@@ -32,6 +32,7 @@
 pub mod assess;
 pub mod case;
 pub mod controls;
+mod draft;
 mod error;
 pub mod lint;
 pub mod report;
@@ -40,6 +41,7 @@ pub mod self_check;
 pub use assess::{Assessment, Check, Stage, StageId, Status, assess};
 pub use case::Case;
 pub use controls::{ControlResult, Controls, Mutation, run_control};
+pub use draft::draft_case;
 pub use error::EvalError;
 pub use lint::{CapturedPage, Finding, LintReport, Severity, lint, lint_with_captures};
 pub use self_check::{SelfCheckReport, self_check};

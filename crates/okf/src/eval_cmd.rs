@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 // One of --case and --self-check, so a bare `okf eval --index X` names both.
-#[command(group(ArgGroup::new("mode").required(true).args(["case", "self_check"])))]
+#[command(group(ArgGroup::new("mode").required(true).args(["case", "self_check", "draft_from"])))]
 pub(crate) struct EvalArgs {
     /// Index file (okf-context-index.v1).
     #[arg(long)]
@@ -26,6 +26,13 @@ pub(crate) struct EvalArgs {
     /// Derive controls from the index's own requirements instead of reading a case.
     #[arg(long, conflicts_with_all = ["max_nodes", "max_relationships", "max_depth", "max_bytes"])]
     self_check: bool,
+    /// Draft a case from a package of this index (every expectation what it holds), write it
+    /// to --out, and run it: a first case for the author to cut down.
+    #[arg(long, requires = "out")]
+    draft_from: Option<PathBuf>,
+    /// Where --draft-from writes the case.
+    #[arg(long, requires = "draft_from")]
+    out: Option<PathBuf>,
     /// Print the JSON report instead of the table.
     #[arg(long)]
     json: bool,
@@ -44,8 +51,21 @@ pub(crate) fn run(args: &EvalArgs) -> Result<(), CliError> {
             print(&table)
         }
     };
-    // clap makes exactly one of --case and --self-check present (the `mode` group).
-    let Some(case_path) = &args.case else {
+    // clap makes exactly one of --case, --self-check and --draft-from present (`mode`).
+    let case = match (&args.case, &args.draft_from, &args.out) {
+        (Some(path), _, _) => Some(Case::from_slice(&read(path)?)?),
+        (None, Some(package), Some(out)) => {
+            let package: serde_json::Value = serde_json::from_slice(&read(package)?)
+                .map_err(|e| CliError::Failed(format!("{}: not JSON: {e}", package.display())))?;
+            let (draft, case) = okf_eval::draft_case(&package)?;
+            let text = serde_json::to_string_pretty(&draft).unwrap_or_default() + "\n";
+            crate::staged::write_file(out, text.as_bytes())?;
+            eprintln!("{}: drafted from the package; running it", out.display());
+            Some(case)
+        }
+        _ => None,
+    };
+    let Some(case) = case else {
         let report = self_check(&index)?;
         emit(
             report::self_check_json(&report),
@@ -60,7 +80,6 @@ pub(crate) fn run(args: &EvalArgs) -> Result<(), CliError> {
         }
         return Ok(());
     };
-    let case = Case::from_slice(&read(case_path)?)?;
     let controls = match &args.controls {
         Some(path) => Some(Controls::from_slice(&read(path)?)?),
         None => None,

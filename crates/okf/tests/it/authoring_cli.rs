@@ -627,3 +627,47 @@ fn okf_capture_of_an_html_publication_is_one_page_per_section_and_the_same_bytes
         "{report}"
     );
 }
+
+#[test]
+fn a_case_drafted_from_a_package_is_written_and_passes_on_its_index() {
+    let dir = temp_dir("eval-draft");
+    tiny_profile(&dir, "Loans last three weeks.");
+    let index = dir.join("index.json");
+    let o = okf(&[
+        "build",
+        dir.to_str().unwrap(),
+        "--out",
+        index.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = okf(&["ask", "--index", index.to_str().unwrap(), "--json", "Loans"]);
+    let package = dir.join("package.json");
+    std::fs::write(&package, &o.stdout).unwrap();
+    let case = dir.join("case.json");
+    let o = okf(&[
+        "eval",
+        "--index",
+        index.to_str().unwrap(),
+        "--draft-from",
+        package.to_str().unwrap(),
+        "--out",
+        case.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let drafted: Value = serde_json::from_slice(&std::fs::read(&case).unwrap()).unwrap();
+    assert_eq!(drafted["schema"], "okf-context-evaluation-case.v1");
+    assert_eq!(drafted["expected"]["evidence_status"], "sufficient");
+    assert_eq!(
+        drafted["expected"]["sources"][0]["record_id"],
+        "https://x.example/evidence/rule"
+    );
+    // The written case runs on its own, as any case does.
+    let o = okf(&[
+        "eval",
+        "--index",
+        index.to_str().unwrap(),
+        "--case",
+        case.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stdout(&o));
+}
