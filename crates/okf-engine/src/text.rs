@@ -251,4 +251,19 @@ mod tests {
     fn final_sigma_lowercases_in_context() {
         assert_eq!(folded_tokens("ΟΔΟΣ"), ["οδος"]);
     }
+
+    /// The authoring guide lists exactly the words the engine never counts, in its order.
+    #[test]
+    fn the_authoring_guide_lists_the_scaffolding_words_the_engine_ignores() {
+        let guide = include_str!("../../../docs/authoring.md");
+        let listed = SCAFFOLDING
+            .iter()
+            .map(|w| format!("`{w}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        assert!(
+            guide.contains(&format!("\n{listed}.\n")),
+            "docs/authoring.md does not list the engine's scaffolding words"
+        );
+    }
 }
