@@ -18,6 +18,7 @@ mod first_hour;
 mod grounding;
 mod host_limits;
 mod key_server_faults;
+mod publishing;
 mod readme_tour;
 mod receipts;
 mod restricted_bundles;
