@@ -5,10 +5,11 @@
 // fails instead of overwriting it. Deep links keep manifest, case, record and tab only.
 
 import { el, clear } from './dom.js';
-import { briefingFacts, capturedRange, evidenceSummary, isOffScope } from './render.js';
+import { briefingFacts, capturedRange, evidenceSummary, isOffScope, labelsOf, requirementLabel, requirementSupport } from './render.js';
+import { predicateName } from './graph.js';
 import { registry } from './webmcp.js';
 import { WorkbenchModule, WorkbenchError } from './workbench.js';
-import { renderGraph, renderPassage, renderProvenance, renderRelationships, renderTrace, renderView } from './views.js';
+import { idWords, renderGraph, renderPassage, renderProvenance, renderRelationships, renderTrace, renderView } from './views.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -36,7 +37,72 @@ let renderSeq = 0;
 let lastPresented = 0;
 let toolsRegistered = false;
 let captured = null; // the shown case's capture dates, for every view's dates
+let shownPackage = null; // the shown case's verified package (null when unavailable)
 const statuses = new Map(); // case id -> evidence status, once its package has been verified
+const reasons = new Map(); // case id -> a short reason for that status, in words
+
+const MET = 'supported-within-declared-scope';
+const arr = (v) => (Array.isArray(v) ? v : []);
+const quote = (words, most = 3) => {
+  const list = arr(words).map((w) => `“${w}”`);
+  return list.length > most ? `${list.slice(0, most).join(', ')} and ${list.length - most} more` : list.join(', ');
+};
+
+/**
+ * Why a case has its status, in a few words, from its verified package: the first unmet
+ * requirement, what the bundle does not cover, an ambiguity, a conflict or a budget omission.
+ */
+function caseReason(pkg) {
+  if (!pkg) return 'the package could not be verified';
+  const requirements = arr(pkg.requirements);
+  const unmet = requirements.filter((r) => r.status !== MET);
+  const concepts = arr(pkg.resolved_concepts);
+  const terms = arr(pkg.unresolved_terms);
+  if (pkg.evidence_status === 'sufficient') return `every requirement met (${requirements.length})`;
+  if (arr(pkg.conflicts).length) return `${arr(pkg.conflicts).length} declared conflict${arr(pkg.conflicts).length === 1 ? '' : 's'} between selected records`;
+  if (unmet.length) {
+    const first = unmet[0];
+    return `${requirementLabel(first)}: ${requirementSupport(first, pkg).text}${unmet.length > 1 ? ` (and ${unmet.length - 1} more requirement${unmet.length === 2 ? '' : 's'} not met)` : ''}`;
+  }
+  const ambiguous = arr(pkg.ambiguities)[0];
+  if (ambiguous) return `ambiguous: “${ambiguous.phrase}” can mean more than one thing`;
+  if (!requirements.length && !concepts.length) {
+    return terms.length ? `off scope: the question names no concept the bundle knows (${quote(terms)})` : 'the question names no concept the bundle knows';
+  }
+  if (!requirements.length) {
+    const names = concepts.map((c) => c.label ?? idWords(c.id));
+    return `off scope: no requirement covers ${quote(names, 2)}${terms.length ? `; words outside the bundle: ${quote(terms)}` : ''}`;
+  }
+  const omissions = arr(pkg.budget?.omissions).length;
+  if (omissions) return `the budget left out ${omissions} item${omissions === 1 ? '' : 's'}`;
+  const issue = arr(pkg.missing_evidence)[0];
+  return issue?.message ? String(issue.message) : 'the package does not say why';
+}
+
+/** What the trace and requirement views need to name ids: labels, relationship names. */
+function namesOf(pkg) {
+  if (!pkg) return { labels: new Map(records.map((r) => [r.record_id, r.title])), relationships: new Map(), predicates: new Map() };
+  const labels = labelsOf(pkg);
+  for (const r of arr(pkg.requirements)) if (!labels.has(r.id)) labels.set(r.id, requirementLabel(r));
+  const relationships = new Map(arr(pkg.relationships).map((a) => [a.id, String(a.label ?? predicateName(a.predicate))]));
+  const predicates = new Map(arr(pkg.relationships).map((a) => [a.predicate, predicateName(a.predicate)]).filter(([iri, name]) => iri !== name));
+  return { labels, relationships, predicates };
+}
+
+/** The requirements view's status and missing cells in the status box's words. */
+function requirementWords(pkg) {
+  if (!pkg) return null;
+  const byLabel = new Map(arr(pkg.requirements).map((r) => [String(r.label ?? ''), r]));
+  const { labels } = namesOf(pkg);
+  return {
+    status: (row) => {
+      const r = byLabel.get(String(row.requirement ?? ''));
+      if (r) return requirementSupport(r, pkg);
+      return row.status === MET ? { state: 'met', text: 'met' } : { state: 'none', text: 'not met' };
+    },
+    missing: (row) => String(row.missing).split('; ').map((id) => labels.get(id) ?? idWords(id)).join('; '),
+  };
+}
 
 function showError(message) {
   const box = $('wb-error');
@@ -111,8 +177,10 @@ async function openManifest(id, { keepLocation = false } = {}) {
   }
   records = [];
   recordsCase = null;
+  shownPackage = null;
   lastPresented = 0;
   statuses.clear();
+  reasons.clear();
   $('check-all-note').textContent = '';
   note.textContent = `Opened ${id}: a new session.`;
   const facts = $('manifest-facts');
@@ -148,8 +216,9 @@ function renderCases() {
         el('button', { type: 'button', class: 'link case-link', 'data-case': c.id }, el('strong', { text: c.label }), el('span', { class: 'note', text: ` ${c.question}` })),
         ' ',
         statuses.has(c.id)
-          ? el('span', { class: `badge status-tag ${statuses.get(c.id)}`, 'data-status': statuses.get(c.id), text: statuses.get(c.id) })
-          : el('span', { class: 'note status-tag', text: 'status not checked yet' }),
+          ? [el('span', { class: `badge status-tag ${statuses.get(c.id)}`, 'data-status': statuses.get(c.id), text: statuses.get(c.id) }),
+            el('span', { class: 'case-reason', text: ` ${reasons.get(c.id) ?? ''}` })]
+          : el('span', { class: 'note status-tag', text: 'status not checked yet (open the question, or show every question’s status)' }),
       ),
     ),
   );
@@ -186,6 +255,7 @@ async function checkAll() {
       note.textContent = `Checking ${i + 1} of ${summary.cases.length}…`;
       const r = await wb.records(c.id);
       statuses.set(c.id, r.error ? 'unavailable' : String(r.package?.evidence_status));
+      reasons.set(c.id, r.error ? `not available: ${r.error.message}` : caseReason(r.package));
       renderCases();
     }
     const counts = new Map();
@@ -235,8 +305,17 @@ async function viewBody(state) {
   if (view === 'source' || view === 'trace') {
     if (!ref) return needRecord();
     if (view === 'trace') {
-      const env = await wb.read('okf_get_evidence', { ref, section: 'trace' });
-      return env.error ? failed(env) : renderTrace(env.data);
+      let env = await wb.read('okf_get_evidence', { ref, section: 'trace' });
+      if (env.error) return failed(env);
+      // The session delivers a trace a few steps at a time; the page follows each cursor.
+      const items = [...(env.data.items ?? [])];
+      const first = env;
+      for (let pages = 1; env.delivery?.next_cursor && pages < 100; pages += 1) {
+        env = await wb.read('okf_get_evidence', { ref, section: 'trace', cursor: env.delivery.next_cursor });
+        if (env.error) return failed(env);
+        items.push(...(env.data.items ?? []));
+      }
+      return renderTrace({ ...first.data, items }, namesOf(shownPackage));
     }
     const passage = await wb.read('okf_get_evidence', { ref, section: 'passage' });
     if (passage.error) return failed(passage);
@@ -263,7 +342,7 @@ async function viewBody(state) {
   if (TABLE_VIEWS.has(view)) {
     const env = await allRows({ view, case_id: caseId });
     if (env.error) return failed(env);
-    return renderView(env.data, { inspect: (r) => openRef(r), captured });
+    return renderView(env.data, { inspect: (r) => openRef(r), captured, words: view === 'requirements' ? requirementWords(shownPackage) : null });
   }
   return el('p', { class: 'note', text: `The ${view} view is not part of retained packages in this workbench; choose one of the tabs above.` });
 }
@@ -313,12 +392,15 @@ async function render({ focus = null } = {}) {
     recordsCase = c.id;
     const pkg = r.error ? null : r.package;
     captured = pkg ? capturedRange(pkg) : null;
+    shownPackage = pkg;
     if (pkg) {
       statuses.set(c.id, String(pkg.evidence_status));
+      reasons.set(c.id, caseReason(pkg));
       renderCases();
     }
     renderCaseFacts(c, r);
-    clear($('case-evidence')).append(...(pkg ? evidenceSummary(pkg) : []));
+    // The status box's own headings are h4: an h3 above it keeps the page's outline in order.
+    clear($('case-evidence')).append(...(pkg ? [el('h3', { id: 'case-status-heading', text: 'The verified package' }), ...evidenceSummary(pkg)] : []));
     // Off scope, the records come from other words of the question; the heading says so.
     $('records-heading').textContent = pkg && isOffScope(pkg)
       ? `Records reached from other words of the question (${records.length}), none about what it asks`

@@ -141,6 +141,12 @@ const SUPPORT_WORDS = { met: 'met', partial: 'partly supported', none: 'not met'
 
 const selectedIdsOf = (pkg) => new Set(arr(pkg.selected).map((s) => s.record?.id));
 
+/** A requirement's support in the status box's words, for other views of the package: `{state, text}`. */
+export function requirementSupport(r, pkg) {
+  const state = supportState(r, selectedIdsOf(pkg));
+  return { state, text: SUPPORT_WORDS[state] };
+}
+
 /** A missing id in words: a declared gap's or record's label, else what it is. */
 const missingName = (id, labels) => labels.get(id) ?? 'a required record that is not in the package';
 
@@ -1166,7 +1172,7 @@ export function openRecord(container, id) {
  * context id; `actions` is the node with the download and permalink links.
  */
 /** Display labels by id: selected records, resolved concepts and declared gaps. */
-function labelsOf(pkg) {
+export function labelsOf(pkg) {
   const labels = new Map(arr(pkg.selected).map((s) => [s.record?.id, s.record?.label]));
   for (const c of arr(pkg.resolved_concepts)) if (!labels.has(c.id) && c.label) labels.set(c.id, c.label);
   for (const g of arr(pkg.declared_gaps)) if (!labels.has(g.id) && g.label) labels.set(g.id, g.label);

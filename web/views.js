@@ -18,6 +18,35 @@ function unknown() {
   return el('span', { class: 'unknown', text: UNKNOWN });
 }
 
+/** A view's authority in words; the code itself is kept for Technical details. */
+const AUTHORITY_WORDS = {
+  'retained-evidence-projection': 'taken from the retained evidence package, as verified against the manifest; not reviewed guidance',
+  'authored-unreviewed-proposal': 'proposed by the bundle author and not yet reviewed',
+  'local-unreviewed-proposal': 'a local proposal, not yet reviewed',
+};
+
+export function authorityWords(authority) {
+  if (authority === undefined || authority === null || authority === '') return 'not stated';
+  return AUTHORITY_WORDS[authority] ?? String(authority).replaceAll('-', ' ');
+}
+
+function authorityLine(view) {
+  return el('p', { class: 'authority' }, el('strong', { text: 'Authority: ' }), authorityWords(view.authority));
+}
+
+/** GOV.UK details ("Technical details"): codes, ids and IRIs for those who need them. */
+export function technicalDetails(...content) {
+  return el(
+    'details',
+    { class: 'govuk-details technical-details' },
+    el('summary', { class: 'govuk-details__summary' }, el('span', { class: 'govuk-details__summary-text', text: 'Technical details' })),
+    el('div', { class: 'govuk-details__text' }, ...content),
+  );
+}
+
+/** A term and its code, for a Technical details list. */
+const codeItem = (term, value) => el('li', {}, `${term}: `, el('code', { text: String(value) }));
+
 /** A cell value: null/absent is Unknown; booleans are Yes/No; arrays are joined. */
 function cellText(value) {
   if (value === null || value === undefined || value === '') return unknown();
@@ -34,12 +63,16 @@ function cellText(value) {
 function dates(view, captured) {
   const t = view.time_basis ?? {};
   const row = (label, value) => el('div', {}, el('dt', { text: label }), el('dd', {}, value ? readableDate(value) : unknown()));
+  // An effective date the view does not know is left out: capture is not effect, and a row
+  // reading "Unknown" says nothing a person can use.
   return el(
     'dl',
     { class: 'dates' },
-    row('Assessment date', t.assessment_date),
-    row('Effective from', t.effective_from),
-    row('Effective to', t.effective_to),
+    t.assessment_date
+      ? row('Assessment date', t.assessment_date)
+      : el('div', {}, el('dt', { text: 'Assessment date' }), el('dd', { class: 'none', text: 'none asked for: the view is not for a particular date' })),
+    t.effective_from ? row('Effective from', t.effective_from) : null,
+    t.effective_to ? row('Effective to', t.effective_to) : null,
     captured ? el('div', {}, el('dt', { text: 'Sources captured' }), el('dd', { text: captured })) : null,
   );
 }
@@ -57,8 +90,13 @@ function sharedFields(fields, rows) {
 }
 
 /** A cell of a view: in the requirements view an empty `missing` is "none" (nothing is missing). */
-function viewCell(view, row, key) {
+function viewCell(view, row, key, words) {
   if (view.kind === 'requirements' && key === 'missing' && row.missing === '') return el('span', { class: 'none', text: 'none' });
+  if (view.kind === 'requirements' && key === 'status' && words?.status) {
+    const said = words.status(row);
+    return el('span', { class: `badge ${said.state === 'met' ? 'met' : said.state === 'partial' ? 'partial' : 'unmet'}`, 'data-support': said.state, text: said.text });
+  }
+  if (view.kind === 'requirements' && key === 'missing' && words?.missing) return words.missing(row);
   return cellText(row[key]);
 }
 
@@ -89,10 +127,10 @@ function coverage(view) {
  * A view table with its header facts. `inspect(ref)` opens a referenced record; each
  * reference in a row becomes an "Inspect source n" button.
  */
-export function renderView(view, { inspect, headingLevel = 3, captured = null } = {}) {
+export function renderView(view, { inspect, headingLevel = 3, captured = null, words = null } = {}) {
   const box = el('div', { class: 'view' });
   box.append(el(`h${headingLevel}`, { text: String(view.title ?? view.kind ?? 'View') }));
-  box.append(el('p', { class: 'authority' }, el('strong', { text: 'Authority: ' }), String(view.authority ?? UNKNOWN)));
+  box.append(authorityLine(view));
   box.append(dates(view, captured));
   const rows = Array.isArray(view.rows) ? view.rows : [];
   const shared = sharedFields(Array.isArray(view.fields) ? view.fields : [], rows);
@@ -117,7 +155,7 @@ export function renderView(view, { inspect, headingLevel = 3, captured = null } 
     const body = el('tbody');
     let n = 0;
     for (const row of rows) {
-      const tr = el('tr', {}, fields.map((f) => el('td', {}, viewCell(view, row, f.key), row.unit && f.key === 'value' ? ` (${row.unit})` : '')));
+      const tr = el('tr', {}, fields.map((f) => el('td', {}, viewCell(view, row, f.key, words), row.unit && f.key === 'value' ? ` (${row.unit})` : '')));
       if (hasRefs) {
         const refs = Array.isArray(row.references) ? row.references : [];
         tr.append(
@@ -145,6 +183,8 @@ export function renderView(view, { inspect, headingLevel = 3, captured = null } 
   if (cov) box.append(cov);
   box.append(el('h4', { text: 'Limitations' }), limitations(view.limitations));
   box.append(el('h4', { text: 'Sources' }), provenance(view.provenance));
+  const statuses = view.kind === 'requirements' ? [...new Set(rows.map((r) => r.status).filter(Boolean))] : [];
+  box.append(technicalDetails(el('ul', {}, codeItem('Authority', view.authority ?? 'not stated'), statuses.map((st) => codeItem('Requirement status', st)))));
   return box;
 }
 
@@ -161,7 +201,7 @@ export function renderGraph(view, { open, captured = null } = {}) {
   const edges = Array.isArray(view.edges) ? view.edges : [];
   const box = el('div', { class: 'view graph-view' });
   box.append(el('h3', { text: String(view.title ?? 'Graph') }));
-  box.append(el('p', { class: 'authority' }, el('strong', { text: 'Authority: ' }), String(view.authority ?? UNKNOWN)));
+  box.append(authorityLine(view));
   box.append(dates(view, captured));
   const sentence = `Directed graph with ${nodes.length} nodes and ${edges.length} displayed connections; arrows run from source to target.`;
   const rows = Math.ceil(nodes.length / COLUMNS);
@@ -235,7 +275,15 @@ export function renderGraph(view, { open, captured = null } = {}) {
     if (ref && open) open(ref);
   });
   box.append(el('h4', { text: 'Limitations' }), limitations(view.limitations));
+  box.append(technicalDetails(el('ul', {}, codeItem('Authority', view.authority ?? 'not stated'))));
   return box;
+}
+
+/** A record's assertion or review status in words (`unreviewed-specialist-review-required` gives "not reviewed: specialist review required"). */
+function statusWords(value) {
+  if (value === undefined || value === null || value === '') return null;
+  const words = { 'unreviewed-specialist-review-required': 'not reviewed: specialist review required', 'model-derived': 'derived by a model from the source', 'not-supplied': 'not supplied' };
+  return words[value] ?? String(value).replaceAll('-', ' ');
 }
 
 /** Key facts of a record reply (passage, provenance, trace), shown above its body. */
@@ -246,8 +294,8 @@ function recordFacts(data) {
     { class: 'facts' },
     row('Kind', data.kind),
     row('Locator', data.locator),
-    row('Assertion status', data.assertion_status),
-    row('Review status', data.review_status),
+    row('Assertion status', statusWords(data.assertion_status)),
+    row('Review status', statusWords(data.review_status)),
     row('Source', data.source_url ? safeLink(data.source_url, data.source_url) : null),
     row('Scope', data.scope),
   );
@@ -282,12 +330,108 @@ export function renderProvenance(data) {
   );
 }
 
-/** Why a record was selected. */
-export function renderTrace(data) {
+const IRI = /(https?:\/\/[^\s,;]+)/u;
+
+/** The last path segment of an id, read as words (`…/term/benefit-entitlement` gives "benefit entitlement"). */
+export function idWords(id) {
+  const tail = String(id ?? '').replace(/[.)]+$/u, '').split(/[/#]/u).filter(Boolean).pop() ?? '';
+  return tail.replaceAll(/[-_]+/gu, ' ').trim() || 'an unnamed record';
+}
+
+/** A name for an id: its label where the page knows it, else its last segment in words. */
+function nameOf(id, ctx) {
+  const label = ctx.labels?.get(id);
+  return label ? `“${label}”` : `“${idWords(id)}”`;
+}
+
+/**
+ * A selection reason or diagnostic message in words: every IRI it mentions becomes the
+ * record's label, a relationship's name, or the id's last segment; the ids go to `ids`.
+ */
+function inWords(value, ctx, ids) {
+  let said = String(value ?? '').replace(/^Matched declared phrase: (.*)$/u, (_, words) => `Matched words of the question: ${words.split(', ').map((w) => `“${w}”`).join(', ')}`);
+  said = said.split(IRI).map((part) => {
+    if (!IRI.test(part)) return part;
+    const trail = /[.)]+$/u.exec(part)?.[0] ?? '';
+    const iri = trail ? part.slice(0, -trail.length) : part;
+    ids.push(iri);
+    if (ctx.labels?.has(iri)) return `${nameOf(iri, ctx)}${trail}`;
+    if (ctx.predicates?.has(iri)) return `“${ctx.predicates.get(iri)}”${trail}`;
+    return `${nameOf(iri, ctx)}${trail}`;
+  });
+  return said.join('');
+}
+
+/** One step of a record's trace, in words, with its technical details (kind, codes, ids). */
+function traceStep(item, ctx) {
+  const ids = [];
+  const codes = [];
+  let words;
+  switch (item?.kind) {
+    case 'selection_reason':
+      words = inWords(item.reason, ctx, ids);
+      break;
+    case 'path': {
+      const path = item.path ?? {};
+      const records = Array.isArray(path.records) ? path.records.map(String) : [];
+      const hops = Array.isArray(path.assertions) ? path.assertions.map(String) : [];
+      const seed = String(path.seed ?? records[0] ?? '');
+      ids.push(...records, ...hops);
+      if (!hops.length) {
+        words = `Selected directly: ${nameOf(seed, ctx)} is where the search started; no relationship was followed.`;
+      } else {
+        const chain = records.map((r, i) => {
+          const name = i === records.length - 1 ? 'this record' : nameOf(r, ctx);
+          if (i === 0) return name;
+          const link = ctx.relationships?.get(hops[i - 1]);
+          return `${link ? ` —${link}→ ` : ' → '}${name}`;
+        });
+        words = `Reached through ${hops.length} relationship${hops.length === 1 ? '' : 's'}, starting from ${chain.join('')}.`;
+      }
+      break;
+    }
+    case 'missing_evidence':
+    case 'conflict':
+    case 'omission': {
+      const d = item.diagnostic ?? {};
+      const lead = { missing_evidence: 'Missing', conflict: 'Conflict', omission: 'Left out by the budget' }[item.kind];
+      if (d.code) codes.push(String(d.code));
+      const names = (Array.isArray(d.ids) ? d.ids : []).map((id) => {
+        ids.push(String(id));
+        return nameOf(String(id), ctx);
+      });
+      words = `${lead}: ${inWords(d.message ?? 'no message was given', ctx, ids)}${names.length ? ` (${names.join(', ')})` : ''}`;
+      break;
+    }
+    default:
+      words = 'A step of a kind this page does not know how to describe; see the technical details.';
+  }
+  return { words, kind: String(item?.kind ?? 'unknown'), codes, ids: [...new Set(ids)] };
+}
+
+/**
+ * Why a record was selected, as numbered steps in words: how the question matched, the path
+ * of relationships that reached it, and what the package says is missing, in conflict or left
+ * out. Ids, IRIs and codes are kept under "Technical details". `ctx` holds what the page knows
+ * of the package: `labels` (id → label), `predicates` and `relationships` (id → name).
+ */
+export function renderTrace(data, ctx = {}) {
   const box = el('div', { class: 'trace' });
   box.append(recordFacts(data));
   const items = Array.isArray(data.items) ? data.items : [];
-  box.append(items.length ? el('ol', {}, items.map((i) => el('li', { text: String(i.reason ?? JSON.stringify(i)) }))) : el('p', { class: 'none', text: 'No selection reason is recorded.' }));
+  if (!items.length) {
+    box.append(el('p', { class: 'none', text: 'No selection reason is recorded.' }));
+    return box;
+  }
+  const steps = items.map((i) => traceStep(i, ctx));
+  box.append(el('ol', { class: 'trace-steps' }, steps.map((st) => el('li', { 'data-kind': st.kind, text: st.words }))));
+  box.append(
+    technicalDetails(
+      el('ol', { class: 'trace-ids' },
+        steps.map((st) => el('li', {}, el('code', { text: st.kind }), st.codes.map((c) => [' ', el('code', { text: c })]),
+          st.ids.length ? el('ul', { class: 'ids' }, st.ids.map((id) => el('li', {}, el('code', { text: id })))) : null))),
+    ),
+  );
   return box;
 }
 

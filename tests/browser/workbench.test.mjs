@@ -273,7 +273,8 @@ test('the workbench can be used with the keyboard alone', async () => {
     await page.keyboard.press('Enter');
     await page.waitForSelector('#panel blockquote.record-text');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'panel', 'focus moves to the passage');
-    await tabTo(page, () => document.activeElement?.getAttribute('role') === 'tab', 80);
+    // From the passage, Tab wraps round the page (footer, Technical details, every record) to the tabs: 80 presses.
+    await tabTo(page, () => document.activeElement?.getAttribute('role') === 'tab', 90);
     await page.keyboard.press('ArrowRight');
     await page.waitForSelector('#tab-trace[aria-selected="true"]');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'tab-trace');
@@ -359,7 +360,7 @@ test('an aborted host signal rejects with AbortError and the reservation is rele
     assert.equal(outcome.r2, 'AbortError');
     // The aborted call still finishes in the session, so nothing stays reserved; it passed the
     // gate (one call) and delivered nothing (no bytes).
-    await page.waitForSelector('#session-status[data-pending="0"][data-session-calls="1"]');
+    await page.waitForSelector('#session-status[data-pending="0"][data-session-calls="1"]', { state: 'attached' });
     const state = await page.evaluate(() => window.__fakeTools.okf_get_state.execute({}, {}));
     assert.equal(state.data.usage.calls, 2);
     assert.equal(state.data.usage.bytes, 0);
@@ -401,7 +402,7 @@ test('a case says why: its branch table and reasons, every requirement row, no U
     // The qualification, the same for every row here, is said once above the table.
     assert.ok(!headers.includes('Qualification'));
     assert.equal(await page.locator('#panel .shared-field').count(), 1);
-    // The view's dates: no assessment date was asked for (Unknown, honestly); capture known.
+    // The view's dates: no assessment date was asked for (said so); capture known.
     assert.match(await page.textContent('#panel dl.dates'), /Sources captured15 September 2026 to 16 September 2026/);
 
     // The question list shows the status of each case once its package has been verified.
@@ -421,3 +422,108 @@ test('a case says why: its branch table and reasons, every requirement row, no U
     await page.close();
   }
 });
+
+/** Headings of the page in document order whose level is more than one below the previous one. */
+function skippedHeadings(page) {
+  return page.evaluate(() => {
+    const shown = [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].filter((h) => h.getClientRects().length > 0);
+    const skips = [];
+    let previous = 0;
+    for (const h of shown) {
+      const level = Number(h.tagName[1]);
+      if (level > previous + 1) skips.push(`${h.tagName}${h.id ? `#${h.id}` : ''} "${h.textContent.slice(0, 40)}" after h${previous}`);
+      previous = level;
+    }
+    return skips;
+  });
+}
+
+/** The text a person sees in an element (closed details hide their content). */
+const seen = (page, selector) => page.$eval(selector, (e) => e.innerText);
+
+async function showTab(page, tab) {
+  await page.click(`#tab-${tab}`);
+  await page.waitForSelector(`#tab-${tab}[aria-selected="true"]`);
+  await page.waitForSelector('#panel[aria-busy="false"]');
+}
+
+for (const [name, viewport] of [
+  ['desktop', { width: 1280, height: 900 }],
+  ['390 px', { width: 390, height: 844 }],
+]) {
+  test(`the workbench in words (${name}): a trace in steps, requirements in words, a reason per case, headings in order, counters behind Technical details`, async (t) => {
+    const b = await launch({ viewport });
+    try {
+      const { page } = b;
+      await openWorkbench(page);
+
+      // The session's counters are for diagnostics: not shown until Technical details is opened.
+      assert.equal(await page.isVisible('#session-status'), false, 'the counters start hidden');
+      assert.doesNotMatch(await seen(page, 'footer'), /assistant calls|revision/);
+      assert.ok(await page.getAttribute('#session-status', 'data-revision'), 'the data attributes stay');
+      await page.click('#session-details > summary');
+      assert.equal(await page.isVisible('#session-status'), true);
+      assert.match(await seen(page, 'footer'), /assistant calls/);
+      await page.click('#session-details > summary');
+
+      // Each case in the list says why it has its status, once its package has been verified.
+      await page.click('#check-all');
+      await page.waitForFunction(() => document.getElementById('check-all-note')?.textContent.startsWith('Checked'));
+      const cases = await page.$$eval('#cases > li', (lis) => lis.map((li) => ({ id: li.querySelector('[data-case]').dataset.case, status: li.querySelector('.status-tag')?.dataset.status, reason: li.querySelector('.case-reason')?.textContent.trim() ?? '' })));
+      assert.equal(cases.length, 4);
+      for (const c of cases) assert.ok(c.reason.length >= 10 && !/https?:|\{|undefined|null/.test(c.reason), JSON.stringify(c));
+      assert.match(cases.find((c) => c.id === 'imprisonment').reason, /^every requirement met/);
+      assert.match(cases.find((c) => c.id === 'staff-001').reason, /^off scope: the question names no concept the bundle knows \(“abroad”, “benefits”\)$/);
+      assert.deepEqual(await seriousViolations(page), [], 'the case list with reasons');
+
+      for (const id of ['imprisonment', 'staff-002']) {
+        await page.click(`button[data-case="${id}"]`);
+        await page.waitForSelector('#panel[aria-busy="false"][data-revision]');
+        await page.waitForFunction((c) => document.getElementById('case-heading').textContent.length > 4 && location.search.includes(`case=${c}`), id);
+        assert.deepEqual(await skippedHeadings(page), [], `${id}: headings`);
+        if (id !== 'imprisonment') assert.ok(await page.isVisible('#why-not-heading'), 'an insufficient case says why, under its own heading');
+        await page.click('#records button >> nth=0');
+        await page.waitForSelector('#panel blockquote.record-text');
+
+        // The trace: numbered steps in words, never JSON; ids and codes behind Technical details.
+        await showTab(page, 'trace');
+        await page.waitForSelector('#panel ol.trace-steps > li');
+        const trace = await seen(page, '#panel');
+        assert.doesNotMatch(trace, /[{}]|"kind"/, `${id}: ${trace}`);
+        const steps = await page.$$eval('#panel ol.trace-steps > li', (lis) => lis.map((li) => li.innerText));
+        assert.ok(steps.every((s) => !/https?:\/\/|[{}]/.test(s)), `${id}: ${steps.join('\n')}`);
+        assert.match(trace, /Matched words of the question|Reached through|Selected directly/, trace);
+        if (id === 'staff-002') assert.match(trace, /Missing: /, trace);
+        assert.equal(await page.locator('#panel details.technical-details').count(), 1);
+        assert.equal(await page.isVisible('#panel .trace-ids'), false);
+        assert.deepEqual(await skippedHeadings(page), [], `${id}: headings, trace`);
+        assert.deepEqual(await seriousViolations(page), [], `${id}: trace`);
+
+        // The requirements: status and authority in words, no unknown effective date.
+        await showTab(page, 'requirements');
+        const reqs = await seen(page, '#panel');
+        for (const code of ['supported-within-declared-scope', 'retained-evidence-projection', '? Unknown', 'Effective from', 'Effective to']) {
+          assert.ok(!reqs.includes(code), `${id}: "${code}" in ${reqs}`);
+        }
+        assert.match(reqs, /Authority: taken from the retained evidence package/);
+        assert.equal(await page.locator('#panel dl.dates .unknown').count(), 0, `${id}: no "? Unknown" date`);
+        if (id === 'imprisonment') {
+          const statuses = await page.$$eval('#panel table.view-table tbody tr .badge', (bs) => bs.map((x) => x.textContent));
+          assert.deepEqual(statuses, ['met', 'met', 'met', 'met']);
+        }
+        assert.deepEqual(await skippedHeadings(page), [], `${id}: headings, requirements`);
+        assert.deepEqual(await seriousViolations(page), [], `${id}: requirements`);
+      }
+      if (viewport.width === 390) {
+        // docs/web.md: the workbench page's height at 390 px with the imprisonment case open.
+        await page.click('button[data-case="imprisonment"]');
+        await page.waitForSelector('#panel[aria-busy="false"][data-revision]');
+        await page.waitForFunction(() => location.search.includes('case=imprisonment'));
+        t.diagnostic(`workbench page at 390 px, imprisonment case, Passage tab: ${await page.evaluate(() => document.documentElement.scrollHeight)} px`);
+      }
+      assert.deepEqual(b.problems, []);
+    } finally {
+      await b.close();
+    }
+  });
+}
