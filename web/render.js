@@ -425,34 +425,191 @@ function usePanel(pkg, actions, handlers) {
 }
 
 /**
- * Checking an AI's answer written from this package (okf-grounded-answer.v1) before anyone
- * relies on it: paste it, and the server's report (okf-answer-check.v1) says, claim by claim,
- * whether every quote is in a selected record and which branches no claim covers.
+ * Checking an answer written from this package (okf-grounded-answer.v1) before anyone relies
+ * on it. People fill a form, one row per claim (its words, the record it rests on, the quote
+ * copied from that record, the branch it answers); machines paste the JSON behind "Paste JSON
+ * instead". Both go through the same `checkAnswer` and the server's report (okf-answer-check.v1)
+ * is shown in words, claim by claim, with focus on its heading.
  */
 function answerCheck(pkg, checkAnswer) {
-  const input = el('textarea', { id: 'answer-input', rows: '6', spellcheck: 'false', 'aria-describedby': 'answer-hint' });
-  const button = el('button', { type: 'button', id: 'answer-check', class: 'secondary', text: 'Check the answer' });
-  const out = el('div', { id: 'answer-report', role: 'status', 'aria-live': 'polite' });
-  button.addEventListener('click', async () => {
-    clear(out);
-    let answer;
-    try {
-      answer = JSON.parse(input.value);
-    } catch {
-      out.append(el('p', { class: 'error-message', text: 'The answer is not JSON: paste an okf-grounded-answer.v1 object.' }));
-      return;
+  const records = arr(pkg.selected).map((s) => s?.record).filter((r) => typeof r?.id === 'string');
+  const requirements = arr(pkg.requirements).filter((r) => typeof r?.id === 'string');
+  const names = answerNames(pkg);
+  const rows = el('div', { id: 'answer-claim-rows' });
+  const errors = el('div', { id: 'answer-errors' });
+  const out = el('div', { id: 'answer-report' });
+
+  const renumber = () => {
+    [...rows.children].forEach((row, i) => {
+      const n = i + 1;
+      row.dataset.row = String(n);
+      row.querySelector('legend').textContent = `Claim ${n}`;
+      for (const [key, node] of Object.entries(row.fields)) {
+        node.id = `claim-${n}-${key}`;
+        node.closest('.field').querySelector('label').setAttribute('for', node.id);
+        node.closest('.field').querySelector('.govuk-error-message').id = `claim-${n}-${key}-error`;
+      }
+      row.querySelector('.remove-claim').textContent = `Remove claim ${n}`;
+      row.querySelector('.remove-claim').hidden = rows.children.length === 1;
+    });
+  };
+  const field = (labelText, control, hint) => el('div', { class: 'field' },
+    el('label', { text: labelText }), hint ? el('span', { class: 'note field-hint', text: hint }) : null,
+    el('p', { class: 'govuk-error-message', hidden: true }), control);
+  const addRow = () => {
+    const fields = {
+      text: el('textarea', { rows: '2', class: 'claim-text-input' }),
+      record: el('select', { class: 'claim-record' },
+        el('option', { value: '', text: 'Choose a record' }),
+        records.map((r) => el('option', { value: r.id, text: names.record(r.id) }))),
+      quote: el('textarea', { rows: '3', spellcheck: 'false', class: 'claim-quote' }),
+      requirement: el('select', { class: 'claim-requirement' },
+        el('option', { value: '', text: 'none' }),
+        requirements.map((r) => el('option', { value: r.id, text: requirementLabel(r) }))),
+    };
+    const remove = el('button', { type: 'button', class: 'secondary small remove-claim' });
+    const row = el('fieldset', { class: 'claim-row' }, el('legend', {}),
+      field('What the answer says', fields.text),
+      field('The record it rests on', fields.record),
+      field('Quote copied exactly from that record', fields.quote, 'Whole sentences, at least 20 characters.'),
+      field('The branch (requirement) it answers (optional)', fields.requirement),
+      remove);
+    row.fields = fields;
+    remove.addEventListener('click', () => {
+      const at = [...rows.children].indexOf(row);
+      row.remove();
+      renumber();
+      const next = rows.children[Math.min(at, rows.children.length - 1)];
+      next?.fields.text.focus();
+    });
+    rows.append(row);
+    renumber();
+    return row;
+  };
+  addRow();
+  const add = el('button', { type: 'button', id: 'answer-add-claim', class: 'secondary small', text: 'Add another claim' });
+  add.addEventListener('click', () => addRow().fields.text.focus());
+  const formButton = el('button', { type: 'button', id: 'answer-form-check', class: 'secondary', text: 'Check the answer' });
+
+  const jsonInput = el('textarea', { id: 'answer-input', rows: '6', spellcheck: 'false', 'aria-describedby': 'answer-hint' });
+  const jsonButton = el('button', { type: 'button', id: 'answer-check', class: 'secondary', text: 'Check the JSON' });
+
+  const clearErrors = () => {
+    clear(errors);
+    for (const node of [jsonInput, ...[...rows.children].flatMap((row) => Object.values(row.fields))]) {
+      node.removeAttribute('aria-invalid');
+      node.removeAttribute('aria-describedby');
+      const message = node.closest('.field')?.querySelector('.govuk-error-message');
+      if (message) { message.hidden = true; message.textContent = ''; }
     }
+    jsonInput.setAttribute('aria-describedby', 'answer-hint');
+  };
+  /** The GOV.UK error summary: each problem links to (and focuses) its field. */
+  const refuse = (problems) => {
+    clear(out);
+    for (const [node, message] of problems) {
+      node.setAttribute('aria-invalid', 'true');
+      const inline = node.closest('.field')?.querySelector('.govuk-error-message');
+      if (inline && node !== jsonInput) {
+        inline.hidden = false;
+        inline.textContent = message;
+        node.setAttribute('aria-describedby', inline.id);
+      }
+    }
+    const summary = el('div', { class: 'govuk-error-summary', role: 'alert', tabindex: '-1', 'aria-labelledby': 'answer-error-title' },
+      el('h4', { id: 'answer-error-title', class: 'govuk-error-summary__title', text: 'There is a problem' }),
+      el('ul', { class: 'govuk-error-summary__list' }, problems.map(([node, message]) => {
+        const link = el('a', { href: `#${node.id}`, 'data-field': node.id, text: message });
+        link.addEventListener('click', (event) => {
+          event.preventDefault();
+          node.closest('details')?.setAttribute('open', '');
+          node.focus();
+          node.scrollIntoView({ block: 'center' });
+        });
+        return el('li', {}, link);
+      })));
+    errors.append(summary);
+    summary.focus();
+  };
+
+  let checking = 0;
+  const run = async (answer, fieldOf) => {
+    const turn = ++checking;
+    clear(out);
     try {
       const { text: raw, value } = await checkAnswer(answer);
-      out.append(...answerReport(value, raw, { answer, recordText: (id) => selectedText(pkg, id) }));
+      if (turn !== checking) return;
+      out.append(...answerReport(value, raw, { answer, recordName: names.record, requirementName: names.requirement, recordText: (id) => selectedText(pkg, id) }));
+      out.dataset.report = raw;
       markBranches(value);
+      out.querySelector('#answer-report-heading')?.focus();
     } catch (e) {
-      out.append(el('p', { class: 'error-message', text: `The answer could not be checked: ${e?.message ?? e}` }));
+      if (turn !== checking) return;
+      const message = e?.code === 'network' || String(e?.code ?? '').startsWith('http_') ? 'The server could not check the answer. Try again.' : `The answer could not be checked: ${e?.message ?? e}`;
+      refuse([[fieldOf(e?.field) ?? formButton, message]]);
     }
+  };
+
+  formButton.addEventListener('click', () => {
+    clearErrors();
+    const problems = [];
+    const claims = [...rows.children].map((row, i) => {
+      const n = i + 1;
+      const { text: t, record, quote, requirement } = row.fields;
+      if (!t.value.trim()) problems.push([t, `Enter what claim ${n} says`]);
+      if (!record.value) problems.push([record, `Choose the record claim ${n} rests on`]);
+      if (!quote.value.trim()) problems.push([quote, `Enter the quote claim ${n} copies from its record`]);
+      return { id: `c${n}`, text: t.value, requirement: requirement.value === '' ? null : requirement.value, citations: [{ record: record.value, quote: quote.value }] };
+    });
+    if (problems.length) { refuse(problems); return; }
+    const answer = { schema: 'okf-grounded-answer.v1', context_id: pkg.context_id, evidence_status: pkg.evidence_status, claims };
+    // A refusal naming a claim's field (`answer.claims[0].text`) links to that field.
+    run(answer, (f) => {
+      const m = /^answer\.claims\[(\d+)\]\.(text|id|requirement|citations(?:\[\d+\]\.(record|quote))?)/.exec(String(f ?? ''));
+      const row = m ? rows.children[Number(m[1])] : null;
+      if (!row) return null;
+      const key = m[2] === 'id' ? 'text' : m[3] ?? (m[2] === 'requirement' ? 'requirement' : m[2] === 'text' ? 'text' : 'quote');
+      return row.fields[key];
+    });
   });
-  return el('details', { id: 'answer-box', class: 'answer-box' }, el('summary', { text: 'Check an AI’s answer against this package' }),
-    el('p', { id: 'answer-hint', class: 'note', text: 'Paste the answer as okf-grounded-answer.v1 JSON (claims citing record ids with exact quotes; docs/grounding.md).' }),
-    el('div', { class: 'field' }, el('label', { for: 'answer-input', text: 'Answer (JSON)' }), input), button, out);
+  jsonButton.addEventListener('click', () => {
+    clearErrors();
+    let answer;
+    try {
+      answer = JSON.parse(jsonInput.value);
+    } catch {
+      refuse([[jsonInput, 'The answer is not JSON: paste an okf-grounded-answer.v1 object']]);
+      return;
+    }
+    run(answer, () => jsonInput);
+  });
+
+  return el('details', { id: 'answer-box', class: 'answer-box' }, el('summary', { text: 'Check an answer written from this package' }),
+    el('p', { class: 'note', text: 'Write each claim of the answer, the record it rests on and the words copied exactly from that record. The check says, claim by claim, whether each quote is on the record cited and which branches no claim covers.' }),
+    errors,
+    rows, add, ' ', formButton,
+    el('details', { id: 'answer-json-box', class: 'govuk-details' },
+      el('summary', { class: 'govuk-details__summary' }, el('span', { class: 'govuk-details__summary-text', text: 'Paste JSON instead' })),
+      el('div', { class: 'govuk-details__text' },
+        el('p', { id: 'answer-hint', class: 'note', text: 'Paste the answer as okf-grounded-answer.v1 JSON (claims citing record ids with exact quotes; docs/grounding.md).' }),
+        el('div', { class: 'field' }, el('label', { for: 'answer-input', text: 'Answer (JSON)' }), jsonInput), jsonButton)),
+    out);
+}
+
+/** How the answer check names a package's records (label and locator) and requirements (label). */
+function answerNames(pkg) {
+  const recordsById = new Map(arr(pkg.selected).map((s) => [s?.record?.id, s?.record]));
+  const requirementsById = new Map(arr(pkg.requirements).map((r) => [r?.id, r]));
+  return {
+    record: (id) => {
+      const r = recordsById.get(id);
+      if (!r) return null;
+      const label = typeof r.label === 'string' && r.label !== '' ? r.label : id;
+      const locator = arr(r.provenance)[0]?.locator;
+      return typeof locator === 'string' && locator !== '' ? `${label} (${locator})` : label;
+    },
+    requirement: (id) => (requirementsById.has(id) ? requirementLabel(requirementsById.get(id)) : null),
+  };
 }
 
 /** Marks each row of the branch table with whether the checked answer covers it. */
@@ -488,20 +645,60 @@ export function quotePassage(recordText, start, end) {
     from > 0 ? '…' : '', recordText.slice(from, start), el('mark', { class: 'quote', text: recordText.slice(start, end) }), recordText.slice(end, to), to < recordText.length ? '…' : '');
 }
 
+/** What each finding of okf-answer-check.v1 (okf-grounding) means, in words. */
+export const ANSWER_FINDINGS = {
+  // The answer as a whole.
+  unknown_context: 'The answer was written from another package (its context_id is not this package’s).',
+  uncovered_requirement: 'A branch of the package is not covered by any claim.',
+  status_mismatch: 'The answer assumes an evidence status other than the package’s.',
+  // A claim.
+  uncited_claim: 'The claim cites no record.',
+  unknown_requirement: 'The branch the claim names is not a requirement of this package.',
+  claim_on_unmet_requirement: 'The claim answers a branch the package does not meet.',
+  // A citation.
+  unknown_record: 'The package does not name the record cited.',
+  unselected_record: 'The package names the record cited but did not select it.',
+  quote_too_short: 'The quote is too short: under 20 characters.',
+  quote_not_found: 'The quote is not on the record cited, nor on any other selected record.',
+  quote_not_whole_sentence: 'The quote is on the record cited but starts or ends inside a sentence: quote whole sentences.',
+  quote_in_other_record: 'The quote is on another record of the package, not on the record cited.',
+};
+
+const findingWords = (code) => ANSWER_FINDINGS[code] ?? `Finding ${code}.`;
+
 /** One citation in words; a found quote is shown marked in its record's text when `recordText` gives it. */
-function citationLine(citation, quote, recordText) {
+function citationLine(citation, quote, context) {
+  const name = context.recordName?.(citation.record) ?? citation.record;
   if (!citation.ok) {
-    return el('div', { class: 'citation citation-bad', 'data-record': citation.record },
-      el('span', { class: 'badge unmet', text: citation.error }), ` ${citation.record}${citation.detail ? ` (${citation.detail})` : ''}`,
+    let words;
+    let extra = null;
+    if (citation.error === 'quote_in_other_record' && citation.found_in) {
+      const f = citation.found_in;
+      const other = context.recordName?.(f.record) ?? (f.label ? (f.locator ? `${f.label} (${f.locator})` : f.label) : f.record);
+      words = `This text is on ${other}, not on the record cited (${name}).`;
+    } else if (citation.error === 'quote_not_found') {
+      words = `Quote not found on the record cited (${name}), nor on any other selected record.`;
+    } else if (citation.error === 'quote_not_whole_sentence') {
+      words = `The quote is on ${name} but is not whole sentences: it starts or ends inside a sentence. Quote the whole sentence:`;
+      if (typeof citation.sentences?.text === 'string') extra = el('blockquote', { class: 'quote-passage quote-sentence', text: citation.sentences.text });
+    } else if (citation.error === 'unselected_record') {
+      words = `The package names ${name} but did not select it${citation.detail ? ` (${citation.detail})` : ''}: cite a selected record.`;
+    } else if (citation.error === 'unknown_record') {
+      words = `The package does not name the record cited (${citation.record}).`;
+    } else {
+      words = `${findingWords(citation.error)} Record cited: ${name}.`;
+    }
+    return el('div', { class: 'citation citation-bad', 'data-record': citation.record, 'data-error': citation.error },
+      el('span', { class: 'badge unmet', text: 'Not grounded' }), el('span', { class: 'citation-words', text: ` ${words}` }), extra,
       quote ? el('blockquote', { class: 'quote-passage quote-missing', text: quote }) : null);
   }
   const box = el('div', { class: 'citation citation-ok', 'data-record': citation.record },
-    el('span', { class: 'badge met', text: 'found' }), ` in ${citation.record}, characters ${citation.start}–${citation.end}`);
+    el('span', { class: 'badge met', text: 'Quote found' }), el('span', { class: 'citation-words', text: ` on ${name}, characters ${citation.start}–${citation.end}.` }));
   const show = (recordTextFound) => {
     const passage = quotePassage(recordTextFound, citation.start, citation.end);
     box.append(passage ?? el('blockquote', { class: 'quote-passage', text: quote ?? '' }));
   };
-  const found = recordText ? recordText(citation.record) : null;
+  const found = context.recordText ? context.recordText(citation.record) : null;
   if (found && typeof found.then === 'function') {
     const wait = el('p', { class: 'note', role: 'status', text: 'Reading the record…' });
     box.append(wait);
@@ -513,28 +710,53 @@ function citationLine(citation, quote, recordText) {
 }
 
 /**
- * A report in words: the verdict, each claim (its text when the answer is given) with each
- * citation found or not, the quote marked in its record; then each branch; the exact report
- * behind a disclosure. Also the MCP Apps view of an okf_check_answer result (web/mcp-app.js).
- * `context.answer` is the checked okf-grounded-answer.v1, `context.recordText(id)` a
- * selected record's text (or a promise of it).
+ * A report in words: the verdict, each claim (its text when the answer is given) grounded or
+ * not with each citation's finding, the quote marked in its record; then each branch covered
+ * or not; codes and the exact report behind "Technical details". Also the MCP Apps view of an
+ * okf_check_answer result (web/mcp-app.js). `context.answer` is the checked
+ * okf-grounded-answer.v1, `context.recordText(id)` a selected record's text (or a promise of
+ * it), `context.recordName(id)` / `context.requirementName(id)` names for people.
  */
 export function answerReport(report, raw, context = {}) {
   const grounded = report.verdict === 'grounded';
-  const codes = (list) => arr(list).join(', ');
   const claimsGiven = new Map(arr(context.answer?.claims).map((c) => [c?.id, c]));
+  const requirementName = (id) => context.requirementName?.(id) ?? id;
+  const reasons = arr(report.errors).map((e) => {
+    if (e === 'status_mismatch' && report.status) return `The answer says the evidence is ${report.status.answer}; the package says ${report.status.package}.`;
+    return findingWords(e);
+  });
   return [
-    el('p', { class: `badge ${grounded ? 'met' : 'unmet'}`, 'data-verdict': report.verdict, text: grounded ? 'Grounded' : `Not grounded: ${codes(report.errors)}` }),
+    el('h4', { id: 'answer-report-heading', tabindex: '-1', text: grounded ? 'The answer is grounded' : 'The answer is not grounded' }),
+    el('div', { class: 'answer-verdict', 'data-verdict': report.verdict },
+      el('p', {}, el('span', { class: `badge ${grounded ? 'met' : 'unmet'}`, text: grounded ? 'Grounded' : 'Not grounded' }),
+        text(grounded ? ' Every quote is on the record it cites, every branch is covered and the answer keeps the package’s evidence status.' : ' Why:')),
+      grounded ? null : el('ul', { class: 'answer-reasons' }, [...new Set(reasons)].map((r) => el('li', { text: r })))),
+    el('h5', { text: 'Claim by claim' }),
     el('ul', { id: 'answer-claims' }, arr(report.claims).map((c) => {
       const given = claimsGiven.get(c.id);
-      return el('li', { 'data-claim': c.id }, el('strong', { text: `Claim ${c.id}: ` }),
-        text(arr(c.errors).length ? codes(c.errors) : 'every citation found'),
+      const ok = !arr(c.errors).length;
+      const own = arr(c.errors).filter((e) => ['uncited_claim', 'unknown_requirement', 'claim_on_unmet_requirement'].includes(e));
+      return el('li', { 'data-claim': c.id, 'data-grounded': String(ok) },
+        el('strong', { text: `Claim ${c.id}: ` }),
+        el('span', { class: 'claim-verdict', text: ok ? 'grounded: every citation found' : 'not grounded' }),
         typeof given?.text === 'string' ? el('p', { class: 'claim-text', text: given.text }) : null,
-        arr(c.citations).map((x, i) => citationLine(x, typeof given?.citations?.[i]?.quote === 'string' ? given.citations[i].quote : null, context.recordText)));
+        c.requirement ? el('p', { class: 'claim-branch', text: `Answers the branch: ${requirementName(c.requirement)}` }) : null,
+        own.map((e) => el('p', { class: 'claim-problem', text: findingWords(e) })),
+        arr(c.citations).map((x, i) => citationLine(x, typeof given?.citations?.[i]?.quote === 'string' ? given.citations[i].quote : null, context)),
+        technicalDetails(null, el('p', {}, 'Claim ', code(c.id), ': ', arr(c.errors).length ? arr(c.errors).map((e, i) => [i ? ', ' : '', code(e)]) : 'no errors'),
+          arr(c.citations).map((x) => el('p', {}, 'Citation of ', code(x.record), ': ', code(x.ok ? 'ok' : x.error),
+            x.found_in ? [' found_in ', code(x.found_in.record)] : null))));
     })),
-    el('ul', { id: 'answer-branches' }, arr(report.requirements).map((r) => el('li', { 'data-requirement': r.id, 'data-covered': String(r.covered) },
-      text(`${r.covered ? 'Covered' : 'Not covered'}: ${r.id}`)))),
-    el('details', {}, el('summary', { text: 'The report as JSON' }), el('pre', { id: 'answer-report-json', text: raw })),
+    el('h5', { text: 'Branches' }),
+    arr(report.requirements).length
+      ? el('ul', { id: 'answer-branches' }, arr(report.requirements).map((r) => el('li', { 'data-requirement': r.id, 'data-covered': String(r.covered) },
+        text(r.covered ? `Covered: ${requirementName(r.id)}, by claim ${arr(r.covered_by).join(', ')}.` : `Not covered: ${requirementName(r.id)}. No claim cites a record of this branch.`))))
+      : none('The package applies no requirement.'),
+    technicalDetails('answer-technical',
+      el('p', {}, 'Verdict ', code(report.verdict), arr(report.errors).length ? [': ', arr(report.errors).map((e, i) => [i ? ', ' : '', code(e)])] : null),
+      el('ul', {}, arr(report.requirements).map((r) => el('li', {}, code(r.id), text(` ${r.covered ? 'covered' : 'not covered'}`)))),
+      el('p', { text: 'The report as JSON (okf-answer-check.v1):' }),
+      el('pre', { id: 'answer-report-json', text: raw })),
   ];
 }
 

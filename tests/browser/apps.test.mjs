@@ -221,7 +221,8 @@ test("okf_check_answer's view shows each claim's verdict and marks each found qu
   assert.ok(record.text.startsWith(passage.replace(/…$/, '')), 'the quote is shown inside its own record text');
   assert.ok(shown.calls.some((c) => c.name === 'okf_explain_context' && c.arguments.record_id === record.id));
   // A quote not found is shown as the answer gave it, flagged, never marked.
-  assert.equal(await shown.frame.locator('li[data-claim="c2"] .citation-bad .badge').textContent(), 'quote_not_found');
+  assert.equal(await shown.frame.locator('li[data-claim="c2"] .citation-bad').getAttribute('data-error'), 'quote_not_found');
+  assert.match(await shown.frame.locator('li[data-claim="c2"] .citation-bad .citation-words').textContent(), /Quote not found on the record cited/);
   assert.equal(await shown.frame.locator('li[data-claim="c2"] blockquote.quote-missing').textContent(), answer.claims[1].citations[0].quote);
   assert.equal(await shown.frame.locator('li[data-claim="c2"] mark').count(), 0);
   assert.deepEqual(await seriousViolations(await viewFrame(page)), []);

@@ -138,6 +138,7 @@ test('an AI answer pasted under the package is checked, with the same report byt
   const viaHttp = await fetch(`${server.base}/api/check-answer`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ answer }) });
   const expected = await viaHttp.text();
   await page.click('#answer-box > summary');
+  await page.click('#answer-json-box > summary');
   await page.fill('#answer-input', JSON.stringify(answer));
   await page.click('#answer-check');
   await page.waitForSelector('#answer-report [data-verdict]');
@@ -153,7 +154,8 @@ test('an AI answer pasted under the package is checked, with the same report byt
   await page.fill('#answer-input', JSON.stringify(answer));
   await page.click('#answer-check');
   await page.waitForSelector('#answer-report [data-verdict="not_grounded"]');
-  assert.match(await page.textContent('#answer-report [data-verdict]'), /Not grounded: quote_not_found/);
+  assert.match(await page.textContent('#answer-report [data-verdict]'), /Not grounded Why:.*not on the record cited/);
+  assert.match(await page.textContent('#answer-technical'), /quote_not_found/);
   assert.match(await page.textContent('#answer-claims li[data-claim="c1"]'), /quote_not_found/);
   // c2's record still covers the branch; one mark per row, replaced by the latest check.
   assert.equal(await page.locator('#requirements-table tbody tr .answer-coverage').count(), 1);
