@@ -14,11 +14,16 @@ mod compose;
 mod error;
 mod origin;
 mod profile;
+mod review;
 
 pub use capture::{CaptureFile, captured_pages};
-pub use compile::{Built, PROFILE_FILE, build, build_onto};
+pub use compile::{Built, PROFILE_FILE, build, build_onto, build_reviewed};
 pub use compose::ResolvedGap;
 pub use error::{Error, Rule};
+pub use review::{
+    Decision, MAX_DECISION_BYTES, REVIEW_DECISION_SCHEMA, ReviewFile, StaleReview, decode_decision,
+    item_sha256,
+};
 
 /// One profile file as the caller read it.
 #[derive(Debug, Clone)]

@@ -12,6 +12,7 @@ mod example;
 mod explain_cmd;
 mod lint_cmd;
 mod log_lines;
+mod review_cmd;
 mod serve_cmd;
 mod staged;
 mod workbench_cmd;
@@ -68,6 +69,9 @@ enum Command {
     Serve(serve_cmd::ServeArgs),
     /// Compile an authoring profile and its captured pages into an index.
     Build(build_cmd::BuildArgs),
+    /// Review decisions: print the item_sha256 a decision about an item must state.
+    #[command(subcommand)]
+    Review(review_cmd::ReviewCommand),
     /// Build an evidence workbench (retained packages and parts) or drive one session of it.
     #[command(subcommand)]
     Workbench(workbench_cmd::WorkbenchCommand),
@@ -294,6 +298,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Lint(args) => lint_cmd::run(&args),
         Command::Serve(args) => serve_cmd::run(args),
         Command::Build(args) => build_cmd::run(&args),
+        Command::Review(command) => review_cmd::run(command),
         Command::Workbench(command) => workbench_cmd::run(command),
     }
 }
