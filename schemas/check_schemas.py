@@ -14,7 +14,9 @@ Needs only the standard library and the `jsonschema` package (>= 4.18, for `refe
       hand-written examples;
   (e) answer-check.schema.json accepts the reports `okf check-answer` prints for answers that
       are grounded, quote a fragment (quote_not_whole_sentence, with its sentences) and quote
-      another record (quote_in_other_record, with where), and rejects altered reports.
+      another record (quote_in_other_record, with where), and rejects altered reports;
+  (f) review-decision.schema.json accepts the review fixture's decision files (which `okf build`
+      applies) and rejects the refusal cases `okf build` refuses by shape.
 
 Exit status 0 only if everything passed. Usage:
 
@@ -168,6 +170,7 @@ def check_schema_documents(schemas):
     expected = {
         "package.schema.json", "ask-request.schema.json", "error.schema.json",
         "bundles.schema.json", "health.schema.json", "explain.schema.json",
+        "review-decision.schema.json",
     }
     missing = expected - set(schemas)
     if missing:
@@ -576,6 +579,33 @@ def check_answer_reports(schemas):
         expect_invalid(v, dict(r, errors=r["errors"] + ["quote_elsewhere"]), "an unknown error code", "errors")
 
 
+# ----------------------------------------------------------------------------- (f)
+REVIEW_FIXTURE = ROOT / "crates" / "okf-authoring" / "tests" / "fixtures" / "review-profile"
+
+
+def check_review_decisions(schemas):
+    print("(f) review decisions")
+    v = validator(schemas["review-decision.schema.json"])
+    files = sorted((REVIEW_FIXTURE / "reviews").glob("*.json"))
+    if not files:
+        fail("review fixture", f"no decision files under {REVIEW_FIXTURE / 'reviews'}")
+        return
+    for path in files:
+        expect_valid(v, json.loads(path.read_text(encoding="utf-8")), f"decision {path.name}")
+    d = json.loads(files[0].read_text(encoding="utf-8"))
+    without = lambda key: {k: x for k, x in d.items() if k != key}
+    expect_invalid(v, dict(d, decision="approve"), "an unknown decision value", "decision")
+    expect_invalid(v, dict(d, date="2026-12-1"), "a date that is not YYYY-MM-DD", "date")
+    expect_invalid(v, dict(d, date="2026-02-30"), "a day February does not have", "date")
+    expect_invalid(v, without("reason"), "a missing reason")
+    expect_invalid(v, dict(d, reason="  \n"), "a blank reason", "reason")
+    expect_invalid(v, dict(d, item_sha256="ABC"), "an item_sha256 that is not a digest", "item_sha256")
+    expect_invalid(v, dict(d, schema="okf-review-decision.v2"), "another schema", "schema")
+    expect_invalid(v, dict(d, assertion_status="reviewed"), "an extra key (the object is closed)")
+    expect_invalid(v, dict(d, reviewer=dict(d["reviewer"], name="A. Person")), "personal data in reviewer", "reviewer")
+    expect_invalid(v, dict(d, reviewer={"role": "Specialist"}), "a reviewer without id", "reviewer")
+
+
 def main():
     schemas = load_schemas()
     check_schema_documents(schemas)
@@ -585,6 +615,7 @@ def main():
     check_packages(schemas)
     check_api_documents(schemas)
     check_answer_reports(schemas)
+    check_review_decisions(schemas)
     summary = f"{passed} checks passed, {len(failures)} failed, {len(skipped)} skipped"
     if failures:
         print("FAILED: " + summary)

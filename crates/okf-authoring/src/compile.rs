@@ -8,6 +8,7 @@ use crate::profile::{
     AssertionDecl, AssertionProvenance, Citation, ComposeDecl, Defaults, DocumentDecl, IndexDecl,
     ItemDefaults, RecordDecl, RequirementDecl,
 };
+use crate::review::{ReviewFile, StaleReview};
 use crate::{ProfileFile, sha256_hex};
 use okf_engine::ContextIndex;
 use okf_engine::model::{
@@ -30,6 +31,8 @@ pub struct Built {
     /// With a base: the profile's declared gaps whose paragraphs the base holds, resolved to
     /// the base records (empty without a base).
     pub resolved_gaps: Vec<ResolvedGap>,
+    /// Review decisions not applied because their item changed since it was reviewed.
+    pub stale_reviews: Vec<StaleReview>,
 }
 
 struct ParsedFile {
@@ -69,6 +72,21 @@ pub fn build_onto(
     profile: &[ProfileFile],
     captures: &[CaptureFile],
     base_index: Option<&[u8]>,
+) -> Result<Built, Error> {
+    build_reviewed(profile, captures, base_index, &[])
+}
+
+/// Compiles (and, with `base_index`, composes) as [`build_onto`] does, then folds in the
+/// profile's review decisions (`reviews/*.json`, docs/authoring.md "The review loop"): each
+/// current decision is recorded in the index's `reviews`; a stale one is returned in
+/// [`Built::stale_reviews`] and not applied; a decision that breaks a rule is an error naming
+/// its file and field, and nothing is built. Without decisions the index is exactly
+/// [`build_onto`]'s.
+pub fn build_reviewed(
+    profile: &[ProfileFile],
+    captures: &[CaptureFile],
+    base_index: Option<&[u8]>,
+    reviews: &[ReviewFile],
 ) -> Result<Built, Error> {
     let files = parse_files(profile)?;
     let captures = capture::load(captures)?;
@@ -153,6 +171,7 @@ pub fn build_onto(
         records: c.records,
         regimes: (!regimes.is_empty()).then_some(regimes),
         requirements: c.requirements,
+        reviews: None,
         schema: "okf-context-index.v1".into(),
         scope: index_decl.scope.clone(),
     };
@@ -183,6 +202,11 @@ pub fn build_onto(
         index = composed.index;
         resolved_gaps = composed.resolved;
     }
+    let stale_reviews = if reviews.is_empty() {
+        Vec::new()
+    } else {
+        crate::review::apply(&mut index, reviews)?
+    };
     if let Err(e) = ContextIndex::new(index.clone()) {
         let origin = engine_error_origin(&e, &origins, &shift).unwrap_or(index_origin);
         return Err(origin.error(Rule::Index(e.to_string())));
@@ -194,6 +218,7 @@ pub fn build_onto(
         index,
         json: json + "\n",
         resolved_gaps,
+        stale_reviews,
     })
 }
 

@@ -123,6 +123,8 @@ pub(crate) fn onto(
         records: [base.records, profile.records].concat(),
         regimes: joined(base.regimes, profile.regimes),
         requirements: [base.requirements, profile.requirements].concat(),
+        // The base's items are kept as published, so its recorded reviews still hold.
+        reviews: base.reviews,
         schema: profile.schema,
         scope: decl.scope.clone(),
     };

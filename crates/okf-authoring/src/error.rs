@@ -105,6 +105,14 @@ pub enum Rule {
         /// A paragraph of the gap the base does not hold.
         missing: String,
     },
+    /// A review decision file breaks a rule of `okf-review-decision.v1`, names no item (or
+    /// an item another decision already names) of the built index.
+    ReviewDecision {
+        /// The field concerned (`reason`, `reviewer.role`, `(file)` for the file as a whole).
+        field: String,
+        /// The rule it breaks.
+        problem: String,
+    },
 }
 
 impl fmt::Display for Rule {
@@ -190,6 +198,12 @@ impl fmt::Display for Rule {
                 "gap {gap} stands for DMG {}, which the base record {} holds, and for DMG {missing}, which the base does not hold; split the gap so that the base's part can be resolved",
                 held.0, held.1
             ),
+            Rule::ReviewDecision { field, problem } if field == "(file)" => {
+                write!(f, "review decision file: {problem}")
+            }
+            Rule::ReviewDecision { field, problem } => {
+                write!(f, "review decision field `{field}` {problem}")
+            }
         }
     }
 }

@@ -15,13 +15,18 @@ mod error;
 mod html;
 mod origin;
 mod profile;
+mod review;
 mod scaffold;
 
 pub use capture::{CaptureFile, captured_pages};
-pub use compile::{Built, PROFILE_FILE, build, build_onto};
+pub use compile::{Built, PROFILE_FILE, build, build_onto, build_reviewed};
 pub use compose::ResolvedGap;
 pub use error::{Error, Rule};
 pub use html::{HTML_EXTRACTOR, capture_html};
+pub use review::{
+    Decision, MAX_DECISION_BYTES, REVIEW_DECISION_SCHEMA, ReviewFile, StaleReview, decode_decision,
+    item_sha256,
+};
 pub use scaffold::{ScaffoldOptions, scaffold};
 
 /// One profile file as the caller read it.

@@ -190,6 +190,10 @@ pub enum IndexRule {
     InvalidDirectedPath,
     /// A number is not a safe non-negative integer.
     UnsafeInteger,
+    /// A text that must say something is empty or only whitespace.
+    Blank,
+    /// `reviews` is not sorted by `item` (UTF-16 code-unit order), or names an item twice.
+    ReviewsNotSorted,
 }
 
 impl fmt::Display for IndexRule {
@@ -231,6 +235,10 @@ impl fmt::Display for IndexRule {
                 "a required path needs 1-8 assertions, one more record than assertions, and records[0] == seed",
             ),
             IndexRule::UnsafeInteger => f.write_str("must be a non-negative integer no larger than 2^53-1"),
+            IndexRule::Blank => f.write_str("must not be empty or only whitespace"),
+            IndexRule::ReviewsNotSorted => f.write_str(
+                "reviews must be sorted by item (UTF-16 code-unit order), one review per item",
+            ),
         }
     }
 }

@@ -154,6 +154,10 @@ fn canonical_index(
     }
     out.push_str(",\"requirements\":");
     out.push_str(&canonical_json(&doc.requirements)?);
+    if let Some(reviews) = &doc.reviews {
+        out.push_str(",\"reviews\":");
+        out.push_str(&canonical_json(reviews)?);
+    }
     out.push_str(",\"schema\":");
     out.push_str(&canonical_json(&doc.schema)?);
     out.push_str(",\"scope\":");

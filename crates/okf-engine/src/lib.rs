@@ -34,6 +34,7 @@ mod pass;
 mod public;
 mod regime;
 mod resolve;
+pub mod review;
 mod stored;
 pub mod text;
 pub mod validate;

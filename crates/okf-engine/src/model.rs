@@ -36,6 +36,12 @@ pub struct IndexDocument {
     pub regimes: Option<Vec<Regime>>,
     /// Author-declared evidence requirements.
     pub requirements: Vec<Requirement>,
+    /// Specialist review decisions applied at build time (this project's additive extension,
+    /// issue 45; absent when none were applied, so such an index is byte-identical to one
+    /// built before it existed). Sorted by `item`; the engine validates it and otherwise
+    /// ignores it: a decision never changes an item's `assertion_status` or `authority`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviews: Option<Vec<Review>>,
     /// Always `okf-context-index.v1`.
     pub schema: String,
     /// What the index as a whole claims to cover.
@@ -70,6 +76,60 @@ pub struct Gap {
     /// it lacks the regime's guidance).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regime: Option<String>,
+}
+
+/// One applied review decision (`okf-review-decision.v1`, schemas/review-decision.schema.json)
+/// as the index records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Review {
+    /// The day of the decision (`YYYY-MM-DD`).
+    pub date: String,
+    /// What the reviewer decided.
+    pub decision: ReviewDecision,
+    /// SHA-256 of the decision file's bytes.
+    pub decision_sha256: String,
+    /// Id of the reviewed item: a record, assertion, requirement or declared gap.
+    pub item: String,
+    /// SHA-256 of the item's canonical JSON when the decision was made (and applied).
+    pub item_sha256: String,
+    /// Why, in the reviewer's words.
+    pub reason: String,
+    /// Who reviewed, by role and an opaque id (no personal data).
+    pub reviewer: Reviewer,
+}
+
+/// A review decision's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReviewDecision {
+    /// The item stands as written.
+    Approved,
+    /// The item must change before it is approved.
+    ChangesRequired,
+    /// The item is wrong.
+    Rejected,
+}
+
+impl ReviewDecision {
+    /// The wire value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewDecision::Approved => "approved",
+            ReviewDecision::ChangesRequired => "changes-required",
+            ReviewDecision::Rejected => "rejected",
+        }
+    }
+}
+
+/// A reviewer: a role and an opaque id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reviewer {
+    /// An opaque reviewer id, such as `r-017`.
+    pub id: String,
+    /// The reviewer's role, such as `DWP policy specialist`.
+    pub role: String,
 }
 
 /// One part of a composed index (a published base index, or the profile composed onto it) and

@@ -37,6 +37,20 @@ pub fn public_projection(index: &ContextIndex) -> Option<String> {
             *record = placeholder(record, &source);
         }
     }
+    // A review of a restricted record says what the record says: it is not published.
+    if let Some(reviews) = projected.reviews.take() {
+        let restricted: std::collections::HashSet<&str> = doc
+            .records
+            .iter()
+            .filter(|r| r.access != Access::Public)
+            .map(|r| r.id.as_str())
+            .collect();
+        let kept: Vec<_> = reviews
+            .into_iter()
+            .filter(|r| !restricted.contains(r.item.as_str()))
+            .collect();
+        projected.reviews = (!kept.is_empty()).then_some(kept);
+    }
     // Model fields are declared in canonical key order, so this is canonical JSON; a typed
     // document always serialises.
     serde_json::to_string(&projected).ok()

@@ -397,7 +397,53 @@ pub fn validate_document(
         }
     }
     validate_gaps_and_regimes(doc, &record_ids)?;
-    validate_parts(doc)
+    validate_parts(doc)?;
+    validate_reviews(doc)
+}
+
+/// Largest number of recorded reviews: one per item the index may hold.
+pub const MAX_REVIEWS: usize = MAX_RECORDS + MAX_ASSERTIONS + 2 * MAX_REQUIREMENTS;
+
+fn check_not_blank(path: &str, s: &str, max: usize) -> Result<(), Error> {
+    if s.trim().is_empty() {
+        return Err(fail(path, IndexRule::Blank));
+    }
+    check_len(path, s, max)
+}
+
+/// The additive `reviews` (issue 45): closed and typed by serde; here bounded, each field
+/// checked, and sorted by item with one review per item. Whether each review still matches
+/// its item is `okf lint`'s business, not a reason to refuse the index.
+fn validate_reviews(doc: &IndexDocument) -> Result<(), Error> {
+    let Some(reviews) = doc.reviews.as_deref() else {
+        return Ok(());
+    };
+    check_count("reviews", reviews, 1, MAX_REVIEWS)?;
+    for (i, r) in reviews.iter().enumerate() {
+        let path = format!("reviews[{i}]");
+        check_iri(format!("{path}.item"), &r.item)?;
+        if i > 0
+            && crate::canonical::cmp_utf16(&reviews[i - 1].item, &r.item)
+                != std::cmp::Ordering::Less
+        {
+            return Err(fail(format!("{path}.item"), IndexRule::ReviewsNotSorted));
+        }
+        for (field, digest) in [
+            ("item_sha256", &r.item_sha256),
+            ("decision_sha256", &r.decision_sha256),
+        ] {
+            if !is_hex64(digest) {
+                return Err(fail(format!("{path}.{field}"), IndexRule::NotSha256));
+            }
+        }
+        if date_number(&r.date).is_none() {
+            return Err(fail(format!("{path}.date"), IndexRule::NotDate));
+        }
+        check_not_blank(&format!("{path}.reason"), &r.reason, 4000)?;
+        check_not_blank(&format!("{path}.reviewer.role"), &r.reviewer.role, 500)?;
+        check_not_blank(&format!("{path}.reviewer.id"), &r.reviewer.id, 200)?;
+    }
+    Ok(())
 }
 
 /// The additive `parts` of a composed index: unique ids, and each concept record in at most

@@ -43,7 +43,10 @@ pub use case::Case;
 pub use controls::{ControlResult, Controls, Mutation, run_control};
 pub use draft::draft_case;
 pub use error::EvalError;
-pub use lint::{CapturedPage, Finding, LintReport, Severity, lint, lint_with_captures};
+pub use lint::{
+    CapturedPage, Finding, LintReport, ReviewClaim, Severity, lint, lint_reviewed,
+    lint_with_captures,
+};
 pub use self_check::{SelfCheckReport, self_check};
 
 use okf_engine::canonical::sha256_hex;

@@ -86,6 +86,30 @@ pub mod kinds {
     /// A declared gap stands for DMG paragraphs that a record of the index holds: the gap is
     /// stale, cite the record (warning).
     pub const GAP_HELD_IN_INDEX: &str = "gap-held-in-index";
+    /// A review decision (recorded in the index: error; a decision file: warning) whose
+    /// `item_sha256` no longer matches the item: the item changed since it was reviewed.
+    pub const STALE_REVIEW: &str = "stale-review";
+    /// A recorded review or a decision file names no record, assertion, requirement or gap
+    /// of the index (error).
+    pub const REVIEW_UNKNOWN_ITEM: &str = "review-unknown-item";
+    /// Two decision files name one item (error): `okf build` refuses them.
+    pub const CONFLICTING_REVIEWS: &str = "conflicting-reviews";
+    /// A current decision file the index does not record yet: rebuild (warning).
+    pub const REVIEW_NOT_IN_INDEX: &str = "review-not-in-index";
+    /// An item no current review covers (info; reported only once reviews are in play: the
+    /// index records some, or decision files are given).
+    pub const UNREVIEWED_ITEM: &str = "unreviewed-item";
+}
+
+/// A decision file as lint checks it against the index (`okf lint --reviews DIR`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewClaim {
+    /// The decision file.
+    pub file: String,
+    /// The item it names.
+    pub item: String,
+    /// The item digest it states.
+    pub item_sha256: String,
 }
 
 /// A captured page the cross-reference check reads: where it is (for the message) and its
@@ -185,6 +209,18 @@ pub fn lint(index: &ContextIndex) -> LintReport {
 /// [`lint`], and the cross-reference check of every requirement against the paragraphs the
 /// captured pages hold (no captures: no cross-reference findings).
 pub fn lint_with_captures(index: &ContextIndex, captures: &[CapturedPage]) -> LintReport {
+    lint_reviewed(index, captures, None)
+}
+
+/// [`lint_with_captures`], and the review checks: the reviews the index records and, with
+/// `claims`, the decision files, against the items as the index holds them (stale, unknown,
+/// conflicting, not yet recorded), then every item without a current review. Without
+/// recorded reviews and without `claims` there are no review findings.
+pub fn lint_reviewed(
+    index: &ContextIndex,
+    captures: &[CapturedPage],
+    claims: Option<&[ReviewClaim]>,
+) -> LintReport {
     let mut out = Out(Vec::new());
     lint_records(index, &mut out);
     lint_assertions(index, &mut out);
@@ -194,6 +230,7 @@ pub fn lint_with_captures(index: &ContextIndex, captures: &[CapturedPage]) -> Li
     shared_aliases(index, &mut out);
     uncovered_concepts(index, &mut out);
     unreachable_records(index, &mut out);
+    reviews(index, claims, &mut out);
     let mut findings = out.0;
     findings.sort_by_key(|f| f.severity);
     LintReport { findings }
@@ -807,5 +844,126 @@ fn gaps_held_in_index(index: &ContextIndex, out: &mut Out) {
                 listed.join("; ")
             ),
         );
+    }
+}
+
+/// The review checks (issue 45; docs/authoring.md "The review loop").
+fn reviews(index: &ContextIndex, claims: Option<&[ReviewClaim]>, out: &mut Out) {
+    let doc = index.document();
+    if doc.reviews.is_none() && claims.is_none() {
+        return;
+    }
+    let mut items: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut paths: Vec<(String, &str)> = Vec::new();
+    let mut position: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for (id, kind, digest) in okf_engine::review::reviewable_items(doc) {
+        let list = match kind {
+            okf_engine::review::ReviewedKind::Record => "records",
+            okf_engine::review::ReviewedKind::Assertion => "assertions",
+            okf_engine::review::ReviewedKind::Requirement => "requirements",
+            okf_engine::review::ReviewedKind::Gap => "gaps",
+        };
+        let n = position.entry(list).or_default();
+        paths.push((format!("{list}[{n}]"), id));
+        *n += 1;
+        items.entry(id).or_default().push(digest);
+    }
+    let current_digest = |item: &str| -> Option<&str> {
+        match items.get(item).map(Vec::as_slice) {
+            Some([digest]) => Some(digest.as_str()),
+            _ => None,
+        }
+    };
+    let mut reviewed: HashSet<&str> = HashSet::new();
+    for (i, r) in doc.reviews.iter().flatten().enumerate() {
+        match current_digest(&r.item) {
+            None => out.push(
+                Severity::Error,
+                kinds::REVIEW_UNKNOWN_ITEM,
+                format!("reviews[{i}].item"),
+                vec![r.item.clone()],
+                format!("records a {} review of {}, which is not exactly one record, assertion, requirement or gap of the index", r.decision.as_str(), r.item),
+            ),
+            Some(actual) if actual != r.item_sha256 => out.push(
+                Severity::Error,
+                kinds::STALE_REVIEW,
+                format!("reviews[{i}].item_sha256"),
+                vec![r.item.clone()],
+                format!("records a {} review of {} made for item_sha256 {}, but the item now hashes to {actual}; the review does not cover it", r.decision.as_str(), r.item, r.item_sha256),
+            ),
+            Some(_) => {
+                reviewed.insert(r.item.as_str());
+            }
+        }
+    }
+    let claims = claims.unwrap_or_default();
+    let mut by_item: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for c in claims {
+        by_item
+            .entry(c.item.as_str())
+            .or_default()
+            .push(c.file.as_str());
+    }
+    for (item, files) in &by_item {
+        if files.len() > 1 {
+            let mut ids = vec![(*item).to_owned()];
+            ids.extend(files.iter().map(|f| (*f).to_owned()));
+            out.push(
+                Severity::Error,
+                kinds::CONFLICTING_REVIEWS,
+                files[0].to_owned(),
+                ids,
+                format!(
+                    "{} decision files name {item}: {}; keep one (okf build refuses them)",
+                    files.len(),
+                    files.join(", ")
+                ),
+            );
+        }
+    }
+    for c in claims {
+        match current_digest(&c.item) {
+            None => out.push(
+                Severity::Error,
+                kinds::REVIEW_UNKNOWN_ITEM,
+                c.file.clone(),
+                vec![c.item.clone(), c.file.clone()],
+                format!("names {}, which is not exactly one record, assertion, requirement or gap of the index", c.item),
+            ),
+            Some(actual) if actual != c.item_sha256 => out.push(
+                Severity::Warning,
+                kinds::STALE_REVIEW,
+                c.file.clone(),
+                vec![c.item.clone(), c.file.clone()],
+                format!("was made for item_sha256 {}, but {} now hashes to {actual}; review it again (okf build does not apply it)", c.item_sha256, c.item),
+            ),
+            Some(_) => {
+                let recorded = doc
+                    .reviews
+                    .iter()
+                    .flatten()
+                    .any(|r| r.item == c.item && r.item_sha256 == c.item_sha256);
+                if !recorded {
+                    out.push(
+                        Severity::Warning,
+                        kinds::REVIEW_NOT_IN_INDEX,
+                        c.file.clone(),
+                        vec![c.item.clone(), c.file.clone()],
+                        format!("is current for {} but the index does not record it; rebuild the index", c.item),
+                    );
+                }
+            }
+        }
+    }
+    for (path, id) in paths {
+        if !reviewed.contains(id) {
+            out.push(
+                Severity::Info,
+                kinds::UNREVIEWED_ITEM,
+                path,
+                vec![id.to_owned()],
+                "no current review decision covers this item".into(),
+            );
+        }
     }
 }

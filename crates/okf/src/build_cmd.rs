@@ -3,7 +3,7 @@
 
 use crate::{CliError, read};
 use clap::Args;
-use okf_authoring::{CaptureFile, ProfileFile};
+use okf_authoring::{CaptureFile, ProfileFile, ReviewFile};
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -17,6 +17,10 @@ pub(crate) struct BuildArgs {
     /// profile's [compose] section pins. The base's items are kept as they are.
     #[arg(long)]
     base: Option<PathBuf>,
+    /// Folder of review decisions (okf-review-decision.v1, *.json, applied in file-name
+    /// order); default PROFILE/reviews when it exists.
+    #[arg(long)]
+    reviews: Option<PathBuf>,
     /// Index file to write.
     #[arg(long)]
     out: PathBuf,
@@ -84,6 +88,26 @@ fn profile_files(dir: &Path) -> Result<Vec<ProfileFile>, CliError> {
     Ok(out)
 }
 
+/// The decision files of `dir` (`*.json`, top level only), named `reviews/<file name>` (the
+/// CLI prefixes errors with the profile folder) or by their path when `dir` is not the
+/// profile's own folder.
+pub(crate) fn review_files(dir: &Path, own: bool) -> Result<Vec<ReviewFile>, CliError> {
+    let mut out = Vec::new();
+    for path in list(dir)? {
+        if path.is_file() && path.extension().is_some_and(|e| e == "json") {
+            let name = match (own, path.file_name()) {
+                (true, Some(file)) => format!("reviews/{}", file.to_string_lossy()),
+                _ => path.display().to_string(),
+            };
+            out.push(ReviewFile {
+                name,
+                bytes: read(&path)?,
+            });
+        }
+    }
+    Ok(out)
+}
+
 pub(crate) fn run(args: &BuildArgs) -> Result<(), CliError> {
     let profile = profile_files(&args.profile)?;
     let sources = args
@@ -93,9 +117,17 @@ pub(crate) fn run(args: &BuildArgs) -> Result<(), CliError> {
     let mut capture_files = Vec::new();
     captures(&sources, &mut capture_files)?;
     let base = args.base.as_deref().map(read).transpose()?;
-    let built =
-        okf_authoring::build_onto(&profile, &capture_files, base.as_deref()).map_err(|mut e| {
-            if !e.file.contains(std::path::MAIN_SEPARATOR) {
+    let reviews = match &args.reviews {
+        Some(dir) => review_files(dir, false)?,
+        None if args.profile.join("reviews").is_dir() => {
+            review_files(&args.profile.join("reviews"), true)?
+        }
+        None => Vec::new(),
+    };
+    let built = okf_authoring::build_reviewed(&profile, &capture_files, base.as_deref(), &reviews)
+        .map_err(|mut e| {
+            let own_review = args.reviews.is_none() && e.file.starts_with("reviews/");
+            if own_review || !e.file.contains(std::path::MAIN_SEPARATOR) {
                 e.file = args.profile.join(&e.file).display().to_string();
             }
             CliError::Authoring(e)
@@ -115,6 +147,17 @@ pub(crate) fn run(args: &BuildArgs) -> Result<(), CliError> {
             )));
         }
     }
+    for s in &built.stale_reviews {
+        let file = if args.reviews.is_some() {
+            s.file.clone()
+        } else {
+            args.profile.join(&s.file).display().to_string()
+        };
+        eprintln!(
+            "warning: {file}: stale review decision not applied: {} changed since it was reviewed (the decision states item_sha256 {}; the item as built is {})",
+            s.item, s.declared, s.actual
+        );
+    }
     if args.check {
         let current = std::fs::read(&args.out).unwrap_or_default();
         if current != built.json.as_bytes() {
@@ -133,8 +176,13 @@ pub(crate) fn run(args: &BuildArgs) -> Result<(), CliError> {
         .parts
         .as_ref()
         .map_or(String::new(), |p| format!(" in {} parts", p.len()));
+    let reviews = built
+        .index
+        .reviews
+        .as_ref()
+        .map_or(String::new(), |r| format!(", {} reviews", r.len()));
     println!(
-        "{}: {} records, {} assertions, {} requirements{parts}",
+        "{}: {} records, {} assertions, {} requirements{parts}{reviews}",
         args.out.display(),
         built.index.records.len(),
         built.index.assertions.len(),

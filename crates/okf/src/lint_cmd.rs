@@ -4,7 +4,7 @@
 use crate::{CliError, print, read};
 use clap::Args;
 use okf_engine::ContextIndex;
-use okf_eval::{CapturedPage, lint_with_captures, report};
+use okf_eval::{CapturedPage, ReviewClaim, lint_reviewed, report};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -16,6 +16,11 @@ pub(crate) struct LintArgs {
     /// requirement requires the captured paragraphs its cited text refers to.
     #[arg(long)]
     sources: Option<PathBuf>,
+    /// Folder of review decision files (okf-review-decision.v1, *.json), such as a profile's
+    /// reviews/: also report decisions that are stale, name no item, conflict, or are not yet
+    /// recorded in the index. Without it, the reviews the index records are checked.
+    #[arg(long)]
+    reviews: Option<PathBuf>,
     /// Print the JSON report instead of the table.
     #[arg(long)]
     json: bool,
@@ -27,7 +32,22 @@ pub(crate) fn run(args: &LintArgs) -> Result<(), CliError> {
         Some(dir) => captured_pages(dir)?,
         None => Vec::new(),
     };
-    let report = lint_with_captures(&index, &captures);
+    let claims = match &args.reviews {
+        Some(dir) => Some(
+            crate::build_cmd::review_files(dir, false)?
+                .iter()
+                .map(|f| {
+                    okf_authoring::decode_decision(f).map(|d| ReviewClaim {
+                        file: d.file,
+                        item: d.item,
+                        item_sha256: d.item_sha256,
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        None => None,
+    };
+    let report = lint_reviewed(&index, &captures, claims.as_deref());
     if args.json {
         print(&report::lint_json(&report).to_string())?;
     } else {

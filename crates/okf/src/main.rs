@@ -14,6 +14,7 @@ mod explain_cmd;
 mod init_cmd;
 mod lint_cmd;
 mod log_lines;
+mod review_cmd;
 mod serve_cmd;
 mod staged;
 mod workbench_cmd;
@@ -74,6 +75,9 @@ enum Command {
     Init(init_cmd::InitArgs),
     /// Make a captured page file from a published HTML publication, one page per section.
     Capture(capture_cmd::CaptureArgs),
+    /// Review decisions: print the item_sha256 a decision about an item must state.
+    #[command(subcommand)]
+    Review(review_cmd::ReviewCommand),
     /// Build an evidence workbench (retained packages and parts) or drive one session of it.
     #[command(subcommand)]
     Workbench(workbench_cmd::WorkbenchCommand),
@@ -302,6 +306,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Build(args) => build_cmd::run(&args),
         Command::Init(args) => init_cmd::run(&args),
         Command::Capture(args) => capture_cmd::run(&args),
+        Command::Review(command) => review_cmd::run(command),
         Command::Workbench(command) => workbench_cmd::run(command),
     }
 }

@@ -671,3 +671,114 @@ fn a_case_drafted_from_a_package_is_written_and_passes_on_its_index() {
     ]);
     assert!(o.status.success(), "{}", stdout(&o));
 }
+
+/// A copy of the review fixture profile (`crates/okf-authoring/tests/fixtures/review-profile`)
+/// in `dir`, so decisions and the profile can be edited.
+fn review_profile(dir: &Path) -> std::path::PathBuf {
+    let from = root().join("crates/okf-authoring/tests/fixtures/review-profile");
+    let to = dir.join("review-profile");
+    for sub in ["", "sources", "reviews"] {
+        std::fs::create_dir_all(to.join(sub)).unwrap();
+        for entry in std::fs::read_dir(from.join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                std::fs::copy(&path, to.join(sub).join(path.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    to
+}
+
+#[test]
+fn okf_build_records_review_decisions_refuses_a_bad_one_writing_nothing_and_warns_on_a_stale_one() {
+    let dir = temp_dir("reviews");
+    let profile = review_profile(&dir);
+    let p = profile.to_str().unwrap();
+    let out = dir.join("index.json");
+    let o = okf(&["build", p, "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("1 requirements, 3 reviews"),
+        "{}",
+        stdout(&o)
+    );
+    let built = std::fs::read(&out).unwrap();
+
+    // The digest tool prints what the fixture's decision states.
+    let concept = "https://x.example/concept/loans";
+    let o = okf(&[
+        "review",
+        "digest",
+        "--index",
+        out.to_str().unwrap(),
+        "--item",
+        concept,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let decision: Value = serde_json::from_slice(
+        &std::fs::read(profile.join("reviews/001-concept-loans.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(stdout(&o).trim(), decision["item_sha256"]);
+
+    // Every fixture decision is valid against the published schema.
+    let text = std::fs::read_to_string(root().join("schemas/review-decision.schema.json")).unwrap();
+    let v = jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).unwrap();
+    assert_valid(&v, &decision);
+
+    // A bad decision: exit 2 naming the file, field and rule; the index is not rewritten.
+    let bad = std::fs::read_to_string(profile.join("reviews/001-concept-loans.json"))
+        .unwrap()
+        .replace("\"approved\"", "\"approve\"");
+    std::fs::write(profile.join("reviews/004-bad.json"), bad).unwrap();
+    let o = okf(&["build", p, "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("reviews/004-bad.json:5: review decision field `decision` must be approved, changes-required or rejected, not \"approve\""),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), built, "nothing is written");
+    std::fs::remove_file(profile.join("reviews/004-bad.json")).unwrap();
+
+    // Editing the approved concept: the build warns naming the file, and lint names it.
+    let graph = std::fs::read_to_string(profile.join("graph.toml")).unwrap();
+    std::fs::write(
+        profile.join("graph.toml"),
+        graph.replace("Navigation concept.", "Navigation concept for loans."),
+    )
+    .unwrap();
+    let o = okf(&["build", p, "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("2 reviews"), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("reviews/001-concept-loans.json: stale review decision not applied"),
+        "{}",
+        stderr(&o)
+    );
+    let reviews = profile.join("reviews");
+    let o = okf(&[
+        "lint",
+        "--index",
+        out.to_str().unwrap(),
+        "--reviews",
+        reviews.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let stale: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "stale-review")
+        .collect();
+    assert_eq!(stale.len(), 1);
+    assert!(
+        stale[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("001-concept-loans.json")
+    );
+    assert_eq!(stale[0]["ids"][0], json!(concept));
+}

@@ -1,0 +1,98 @@
+//! The items a review decision may name, and the digest that binds a decision to an item
+//! (issue 45): SHA-256 of the item's canonical JSON as the index holds it, so any change to
+//! the item makes an earlier decision stale.
+
+use crate::canonical::sha256_hex;
+use crate::model::IndexDocument;
+use serde::Serialize;
+
+/// What kind of item a review names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ReviewedKind {
+    /// A record (concept, evidence or scope).
+    Record,
+    /// An assertion.
+    Assertion,
+    /// A requirement.
+    Requirement,
+    /// A declared gap.
+    Gap,
+}
+
+impl ReviewedKind {
+    /// The word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewedKind::Record => "record",
+            ReviewedKind::Assertion => "assertion",
+            ReviewedKind::Requirement => "requirement",
+            ReviewedKind::Gap => "gap",
+        }
+    }
+}
+
+fn digest<T: Serialize>(item: &T) -> String {
+    // Model fields are declared in canonical key order, so this is the item's canonical JSON;
+    // a typed item always serialises.
+    sha256_hex(serde_json::to_string(item).unwrap_or_default().as_bytes())
+}
+
+/// Every item of the index with `id`, with its kind and `item_sha256`: none for an id the
+/// index does not hold, more than one when kinds share an id (a review cannot name it).
+pub fn item_digests(doc: &IndexDocument, id: &str) -> Vec<(ReviewedKind, String)> {
+    let mut out = Vec::new();
+    out.extend(
+        doc.records
+            .iter()
+            .filter(|r| r.id == id)
+            .map(|r| (ReviewedKind::Record, digest(r))),
+    );
+    out.extend(
+        doc.assertions
+            .iter()
+            .filter(|a| a.id == id)
+            .map(|a| (ReviewedKind::Assertion, digest(a))),
+    );
+    out.extend(
+        doc.requirements
+            .iter()
+            .filter(|q| q.id == id)
+            .map(|q| (ReviewedKind::Requirement, digest(q))),
+    );
+    out.extend(
+        doc.gaps
+            .iter()
+            .flatten()
+            .filter(|g| g.id == id)
+            .map(|g| (ReviewedKind::Gap, digest(g))),
+    );
+    out
+}
+
+/// Every reviewable item in index order (records, assertions, requirements, gaps) with its
+/// kind and `item_sha256`.
+pub fn reviewable_items(doc: &IndexDocument) -> Vec<(&str, ReviewedKind, String)> {
+    let mut out = Vec::new();
+    out.extend(
+        doc.records
+            .iter()
+            .map(|r| (r.id.as_str(), ReviewedKind::Record, digest(r))),
+    );
+    out.extend(
+        doc.assertions
+            .iter()
+            .map(|a| (a.id.as_str(), ReviewedKind::Assertion, digest(a))),
+    );
+    out.extend(
+        doc.requirements
+            .iter()
+            .map(|q| (q.id.as_str(), ReviewedKind::Requirement, digest(q))),
+    );
+    out.extend(
+        doc.gaps
+            .iter()
+            .flatten()
+            .map(|g| (g.id.as_str(), ReviewedKind::Gap, digest(g))),
+    );
+    out
+}
