@@ -32,36 +32,8 @@ id = "doc"
 captured_at = "2026-01-01T00:00:00Z"
 "#;
 
-const GRAPH: &str = r#"[[record]]
-kind = "concept"
-route = "concept/loans"
-label = "Loans"
-text = "Navigation concept."
-aliases = ["loan"]
-provenance = [{ document = "doc", locator = "whole" }]
-
-[[record]]
-kind = "evidence"
-route = "evidence/rule"
-label = "Loan rule"
-source = { document = "doc", page = 1, locator = "para 2", from = "Loans last", to = "weeks." }
-
-[[assertion]]
-route = "assertion/loans-rule"
-from = "concept/loans"
-predicate = "references"
-to = "evidence/rule"
-label = "Loans are governed by the rule"
-provenance = "target"
-
-[[requirement]]
-route = "requirement/loans"
-label = "Loans"
-scope = "Loans."
-when_all = ["concept/loans"]
-required = ["evidence/rule"]
-paths = [["assertion/loans-rule"]]
-"#;
+/// The graph of the one-page loans profile (also built by the CLI tests).
+const GRAPH: &str = include_str!("fixtures/loans-graph.toml");
 
 const CAPTURE: &str = r#"{"document_id": "doc", "source_url": "https://x.example/doc.html",
  "source_sha256": "0000000000000000000000000000000000000000000000000000000000000000",

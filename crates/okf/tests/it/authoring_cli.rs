@@ -316,36 +316,10 @@ fn tiny_profile(dir: &Path, rule: &str) {
         defaults("evidence", true),
         defaults("assertion", false)
     );
-    let graph = r#"[[record]]
-kind = "concept"
-route = "concept/loans"
-label = "Loans"
-text = "Navigation concept."
-aliases = ["loan"]
-provenance = [{ document = "doc", locator = "whole" }]
-
-[[record]]
-kind = "evidence"
-route = "evidence/rule"
-label = "Loan rule"
-source = { document = "doc", page = 1, locator = "para 2", from = "Loans last", to = "weeks." }
-
-[[assertion]]
-route = "assertion/loans-rule"
-from = "concept/loans"
-predicate = "references"
-to = "evidence/rule"
-label = "Loans are governed by the rule"
-provenance = "target"
-
-[[requirement]]
-route = "requirement/loans"
-label = "Loans"
-scope = "Loans."
-when_all = ["concept/loans"]
-required = ["evidence/rule"]
-paths = [["assertion/loans-rule"]]
-"#;
+    let graph = std::fs::read_to_string(
+        root().join("crates/okf-authoring/tests/fixtures/loans-graph.toml"),
+    )
+    .unwrap();
     std::fs::create_dir_all(dir.join("sources")).unwrap();
     std::fs::write(dir.join("profile.toml"), profile).unwrap();
     std::fs::write(dir.join("graph.toml"), graph).unwrap();
@@ -360,39 +334,34 @@ paths = [["assertion/loans-rule"]]
 fn a_rebuild_against_the_previous_index_names_the_record_whose_page_changed() {
     let dir = temp_dir("build-previous");
     tiny_profile(&dir, "Loans last three weeks.");
-    let profile = dir.to_str().unwrap();
     let first = dir.join("first.json");
-    let o = okf(&["build", profile, "--out", first.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    // The same page again: nothing changed.
-    let again = dir.join("again.json");
-    let o = okf(&[
-        "build",
-        profile,
-        "--out",
-        again.to_str().unwrap(),
-        "--previous",
-        first.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stdout(&o).contains("0 record(s) changed text, 0 appeared, 0 disappeared"),
-        "{}",
+    let build = |out: &str, previous: &[&str]| {
+        let out = dir.join(out);
+        let args = [
+            &[
+                "build",
+                dir.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            previous,
+        ]
+        .concat();
+        let o = okf(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
         stdout(&o)
+    };
+    build("first.json", &[]);
+    let previous = ["--previous", first.to_str().unwrap()];
+    // The same page again: nothing changed.
+    let out = build("again.json", &previous);
+    assert!(
+        out.contains("0 record(s) changed text, 0 appeared, 0 disappeared"),
+        "{out}"
     );
     // The page is republished with a different period: the build still succeeds, and says so.
     tiny_profile(&dir, "Loans last four weeks.");
-    let second = dir.join("second.json");
-    let o = okf(&[
-        "build",
-        profile,
-        "--out",
-        second.to_str().unwrap(),
-        "--previous",
-        first.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+    let out = build("second.json", &previous);
     assert!(
         out.contains("1 record(s) changed text, 0 appeared, 0 disappeared"),
         "{out}"
