@@ -440,16 +440,22 @@ fn every_tool_is_read_only_declares_noauth_and_marks_untrusted_content() {
     server.stop();
 }
 
+/// The DWP and example bundles and the example workbench (so `okf_workbench_case` is listed).
+fn dwp_example_and_workbench_registry(dir: &std::path::Path) -> std::path::PathBuf {
+    let registry = dwp_and_example_registry(dir);
+    let manifest = crate::common::example_workbench(dir, &["How do I borrow books?"]);
+    let mut text = std::fs::read_to_string(&registry).unwrap();
+    text.push_str(&crate::common::workbench_entry(&manifest));
+    std::fs::write(&registry, text).unwrap();
+    registry
+}
+
 #[test]
 #[ignore = "needs the AI hosts' Python clients that scripts/test installs (OKF_HOST_CLIENTS_PYTHON)"]
 fn the_hosts_own_clients_call_every_tool_strict_and_not_and_the_search_fetch_journey_holds() {
     let dir = temp_dir("deep-research-hosts");
-    let registry = dwp_and_example_registry(&dir);
     // A workbench too, so okf_workbench_case goes through every converter and client.
-    let manifest = crate::common::example_workbench(&dir, &["How do I borrow books?"]);
-    let mut text = std::fs::read_to_string(&registry).unwrap();
-    text.push_str(&crate::common::workbench_entry(&manifest));
-    std::fs::write(&registry, text).unwrap();
+    let registry = dwp_example_and_workbench_registry(&dir);
     let server = Server::start(&["--registry", registry.to_str().unwrap()]);
     let report = crate::common::external_python_report(
         "OKF_HOST_CLIENTS_PYTHON",
@@ -473,11 +479,7 @@ fn the_hosts_own_clients_call_every_tool_strict_and_not_and_the_search_fetch_jou
 #[ignore = "needs the AI hosts' Python clients that scripts/test installs (OKF_HOST_CLIENTS_PYTHON)"]
 fn the_agents_sdk_and_pydantic_ai_strict_converters_leave_every_served_schema_unchanged() {
     let dir = temp_dir("deep-research-strict");
-    let registry = dwp_and_example_registry(&dir);
-    let manifest = crate::common::example_workbench(&dir, &["How do I borrow books?"]);
-    let mut text = std::fs::read_to_string(&registry).unwrap();
-    text.push_str(&crate::common::workbench_entry(&manifest));
-    std::fs::write(&registry, text).unwrap();
+    let registry = dwp_example_and_workbench_registry(&dir);
     let server = Server::start(&["--registry", registry.to_str().unwrap()]);
     let report = crate::common::external_python_report(
         "OKF_HOST_CLIENTS_PYTHON",

@@ -29,16 +29,13 @@ fn the_publishing_walkthrough_runs_end_to_end() {
     std::fs::copy(fixture, dir.join("council-tax-reduction.html")).unwrap();
     std::fs::create_dir_all(dir.join("sources")).unwrap();
     let url = "https://council.example/council-tax-reduction";
+    let capture = || {
+        let (page, out) = (path("council-tax-reduction.html"), path("sources/ctr.json"));
+        run(&["capture", &page, "--url", url, "--out", &out]);
+    };
 
     // 1. Capture.
-    run(&[
-        "capture",
-        &path("council-tax-reduction.html"),
-        "--url",
-        url,
-        "--out",
-        &path("sources/ctr.json"),
-    ]);
+    capture();
     // 2. Start a profile.
     run(&[
         "init",
@@ -64,14 +61,7 @@ fn the_publishing_walkthrough_runs_end_to_end() {
         page.replace("1 October 2026", "1 November 2026"),
     )
     .unwrap();
-    run(&[
-        "capture",
-        &path("council-tax-reduction.html"),
-        "--url",
-        url,
-        "--out",
-        &path("sources/ctr.json"),
-    ]);
+    capture();
     let rebuilt = run(&[
         "build",
         &path("council"),
