@@ -584,7 +584,10 @@ fn take_null(map: &mut Map<String, Value>) -> bool {
     had
 }
 
-/// `schema` or null, as `anyOf` (the description stays outside, once).
+/// `schema` or null, as `anyOf`. The description stays with `schema`, inside the non-null
+/// member: Gemini's `Schema.from_json_schema` (google-genai, and google-adk's `_to_gemini_schema`)
+/// turns `anyOf: [X, null]` into X with `nullable: true` and drops whatever stood beside the
+/// `anyOf`, description included.
 fn or_null(schema: Value) -> Value {
     let null = json!({"type": "null"});
     if schema
@@ -594,17 +597,10 @@ fn or_null(schema: Value) -> Value {
     {
         return schema;
     }
-    let Value::Object(mut inner) = schema else {
+    if !schema.is_object() {
         return schema;
-    };
-    let description = inner.remove("description");
-    let mut out = Map::new();
-    out.insert(
-        "anyOf".into(),
-        Value::Array(vec![Value::Object(inner), null]),
-    );
-    if let Some(description) = description {
-        out.insert("description".into(), description);
     }
+    let mut out = Map::new();
+    out.insert("anyOf".into(), Value::Array(vec![schema, null]));
     Value::Object(out)
 }

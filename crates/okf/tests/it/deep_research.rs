@@ -490,3 +490,27 @@ fn the_agents_sdk_and_pydantic_ai_strict_converters_leave_every_served_schema_un
     assert!(report.matches("ok   ").count() >= 56, "{report}");
     server.stop();
 }
+
+#[test]
+#[ignore = "needs the AI hosts' Python clients that scripts/test installs (OKF_HOST_CLIENTS_PYTHON)"]
+fn google_adk_and_google_genai_declare_every_tool_without_loss_and_adk_calls_each() {
+    let dir = temp_dir("deep-research-gemini");
+    let registry = dwp_example_and_workbench_registry(&dir);
+    let server = Server::start(&["--registry", registry.to_str().unwrap()]);
+    let report = crate::common::external_python_report(
+        "OKF_HOST_CLIENTS_PYTHON",
+        "gemini_hosts.py",
+        &[
+            format!("http://{}/mcp", server.addr),
+            "--workbench".into(),
+            "wb=q0".into(),
+            "example=How do I borrow books?".into(),
+            format!("okf-dwp={}", imprisonment_question()),
+        ],
+    );
+    // Nine tools, each declared three ways (two checks each, and the kind of declaration),
+    // then an ADK agent run per bundle calling every tool with the optional fields null and
+    // again omitted, so a host that listed nothing cannot pass by checking nothing.
+    assert!(report.matches("ok   ").count() >= 100, "{report}");
+    server.stop();
+}
