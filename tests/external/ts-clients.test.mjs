@@ -223,8 +223,11 @@ for (const served of BUNDLES) {
           assert.ok(ask.inputSchema.properties.bundle.description.includes(served.bundle));
           // Strict as served (OpenAI strict function calling): every property required, the
           // optional ones nullable (null: the default version), no keyword outside the strict
-          // subset (`$schema`, `$defs`, `format`, lengths stay with the server's decoder).
-          assert.deepEqual(ask.inputSchema.properties.version.anyOf, [{ enum: ['current'], type: 'string' }, { type: 'null' }]);
+          // subset (`$schema`, `$defs`, `format`, lengths stay with the server's decoder); the
+          // description sits in the non-null member, where Gemini's Schema conversion keeps it.
+          const { description, ...version } = ask.inputSchema.properties.version.anyOf[0];
+          assert.deepEqual([version, ...ask.inputSchema.properties.version.anyOf.slice(1)], [{ enum: ['current'], type: 'string' }, { type: 'null' }]);
+          assert.match(description, /^Version of the bundle/);
           assert.deepEqual([...ask.inputSchema.required].sort(), Object.keys(ask.inputSchema.properties).sort());
           assert.equal(ask.inputSchema.$schema, undefined);
           assert.equal(ask.inputSchema.$defs, undefined);
