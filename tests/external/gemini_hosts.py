@@ -231,6 +231,7 @@ def null_arguments(schema, plain):
 
 def learn(ctx, name, structured):
     if name == "ask_okf":
+        assert structured["selected"], f"the question selects no records: {ctx['question']!r}"
         ctx["context_id"] = structured["context_id"]
         ctx["record_id"] = structured["selected"][0]["record"]["id"]
         ctx["record_text"] = structured["selected"][0]["record"]["text"]
