@@ -86,7 +86,7 @@ pub struct ReadRequest {
 /// The selection item of a selected record.
 fn selection<'c>(context: &'c Context, record_id: &str) -> Result<&'c Value, DeliveryError> {
     context
-        .selected()
+        .selected()?
         .iter()
         .find(|item| item.pointer("/record/id").and_then(Value::as_str) == Some(record_id))
         .ok_or_else(|| DeliveryError::RecordNotSelected(record_id.to_owned()))
@@ -103,7 +103,7 @@ fn section_value<'c>(
     }
     let record = || record_id.ok_or(DeliveryError::RecordIdRequired(section.as_str()));
     let no_text = |id: &str| DeliveryError::Package(format!("record {id:?} has no text"));
-    let package = context.value();
+    let package = context.value()?;
     Ok(match section {
         Section::RecordText => {
             let id = record()?;

@@ -143,11 +143,8 @@ struct Selected<'c> {
 }
 
 impl<'c> Selected<'c> {
-    fn at(context: &'c Context, position: usize) -> Option<Self> {
-        let record = context
-            .selected()
-            .get(position.checked_sub(1)?)?
-            .get("record")?;
+    fn at(selected: &'c [Value], position: usize) -> Option<Self> {
+        let record = selected.get(position.checked_sub(1)?)?.get("record")?;
         let text = str_of(record, "text");
         Some(Selected {
             record,
@@ -180,7 +177,9 @@ impl<'c> Selected<'c> {
 
 /// The search results of a context: the package first, then every selected record (or each
 /// part of its text) in package order. `package_url` is where a person sees the package.
-pub fn results(context: &Context, package_url: &str) -> Vec<Value> {
+pub fn results(context: &Context, package_url: &str) -> Result<Vec<Value>, DeliveryError> {
+    let package = context.value()?;
+    let selected = context.selected()?;
     let id = |item| {
         ItemId {
             context_id: context.context_id().to_owned(),
@@ -190,11 +189,11 @@ pub fn results(context: &Context, package_url: &str) -> Vec<Value> {
     };
     let mut out = vec![json!({
         "id": id(Item::Package),
-        "title": package_title(context),
+        "title": package_title(context, package),
         "url": package_url,
     })];
-    for position in 1..=context.selected().len() {
-        let Some(selected) = Selected::at(context, position) else {
+    for position in 1..=selected.len() {
+        let Some(selected) = Selected::at(selected, position) else {
             continue;
         };
         let url = selected.url(package_url);
@@ -208,20 +207,19 @@ pub fn results(context: &Context, package_url: &str) -> Vec<Value> {
             }));
         }
     }
-    out
+    Ok(out)
 }
 
-fn package_title(context: &Context) -> String {
+fn package_title(context: &Context, package: &Value) -> String {
     format!(
         "Evidence package ({}): {}",
         context.evidence_status(),
-        str_of(context.value(), "question")
+        str_of(package, "question")
     )
 }
 
 /// What the package says about every result: identity, status, scope and limitations.
-fn package_metadata(context: &Context, package_url: &str) -> Map<String, Value> {
-    let package = context.value();
+fn package_metadata(context: &Context, package: &Value, package_url: &str) -> Map<String, Value> {
     let mut metadata = Map::new();
     metadata.insert("context_id".into(), json!(context.context_id()));
     metadata.insert("package_sha256".into(), json!(context.package_sha256()));
@@ -247,22 +245,24 @@ pub fn fetch(context: &Context, item: Item, package_url: &str) -> Result<Value, 
         item,
     }
     .to_string();
-    let mut metadata = package_metadata(context, package_url);
+    let package = context.value()?;
+    let selected_items = context.selected()?;
+    let mut metadata = package_metadata(context, package, package_url);
     let (title, text, url) = match item {
         Item::Package => {
             metadata.insert("item".into(), json!("package"));
-            metadata.insert("selected_records".into(), json!(context.selected().len()));
+            metadata.insert("selected_records".into(), json!(selected_items.len()));
             (
-                package_title(context),
-                package_text(context),
+                package_title(context, package),
+                package_text(context, package, selected_items),
                 package_url.to_owned(),
             )
         }
         Item::Record { position, part } => {
-            let selected = Selected::at(context, position).ok_or_else(|| {
+            let selected = Selected::at(selected_items, position).ok_or_else(|| {
                 DeliveryError::UnknownItem(format!(
                     "the context selects {} records; there is no record {position}",
-                    context.selected().len()
+                    selected_items.len()
                 ))
             })?;
             let ranges = part_ranges(&selected.index);
@@ -369,8 +369,7 @@ fn named(value: &Value) -> String {
 
 /// The package as plain text for a model: what it is, its status, every requirement and
 /// what is missing, ambiguities, conflicts, limitations, and the selected records in order.
-fn package_text(context: &Context) -> String {
-    let package = context.value();
+fn package_text(context: &Context, package: &Value, selected: &[Value]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -438,7 +437,6 @@ fn package_text(context: &Context) -> String {
     {
         let _ = writeln!(out, "- {l}");
     }
-    let selected = context.selected();
     let _ = writeln!(
         out,
         "Selected records, in package order ({}; fetch each result for its exact text):",

@@ -38,6 +38,7 @@ fn context() -> &'static Context {
 fn record_text() -> &'static str {
     context()
         .selected()
+        .expect("the package parses")
         .iter()
         .find(|item| item.pointer("/record/id").and_then(Value::as_str) == Some(RECORD))
         .and_then(|item| item.pointer("/record/text"))

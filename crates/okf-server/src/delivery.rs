@@ -92,8 +92,8 @@ struct Replay {
 /// The four limits of the context's resolved budget (what a replay must send).
 fn resolved_budget(context: &Context) -> Value {
     context
-        .value()
-        .get("budget")
+        .member("budget")
+        .and_then(|raw| serde_json::from_str::<Value>(raw).ok())
         .map(|b| {
             json!({
                 "max_nodes": b["max_nodes"],

@@ -96,8 +96,9 @@ impl Entry {
         Ok(self.keep(&self.text_block, text, store, Bytes::len))
     }
 
-    /// The package parsed and indexed for bounded delivery, on first use. Counted as three
-    /// times the package's size: its text again, and the parsed tree.
+    /// The package laid out for bounded delivery, on first use. Counted as three times the
+    /// package's size: its text again, and the value tree the reads that walk the whole
+    /// package build (a catalogue page does not).
     pub(crate) fn delivery(
         &self,
         store: &Store,

@@ -136,7 +136,7 @@ impl Searched {
             "conflicting" => 1,
             _ => 2,
         };
-        let records = self.context.selected().len();
+        let records = self.context.selected_count();
         (
             records == 0,
             status,
@@ -186,7 +186,7 @@ pub fn search(
     {
         service.keep_searched(context.context_id(), &request);
         let url = permalink(origin, &request, &context);
-        for mut result in okf_delivery::search::results(&context, &url) {
+        for mut result in okf_delivery::search::results(&context, &url)? {
             result["bundle"] = json!(request.bundle);
             result["version"] = json!(version);
             results.push(result);

@@ -67,7 +67,10 @@ pub fn load_package(case: &Case, loader: &dyn Loader) -> Result<Value, Workbench
         okf_delivery::reconstruct(&refs, Some(&pkg.sha256))
             .map_err(|e| WorkbenchError::package(format!("{} parts", case.id), e.to_string()))?
     };
-    let value = context.value().clone();
+    let value = context
+        .value()
+        .map_err(|e| WorkbenchError::package(format!("{} package", case.id), e.to_string()))?
+        .clone();
     check_structure(&value, &case.question)?;
     Ok(value)
 }

@@ -67,6 +67,7 @@ fn catalogue_pages_list_every_selected_record_once_in_package_order() {
         }
         let expected: Vec<String> = ctx
             .selected()
+            .unwrap()
             .iter()
             .map(|s| s["record"]["id"].as_str().unwrap().to_owned())
             .collect();
