@@ -194,7 +194,7 @@ pub fn render(package_json: &str, options: &BriefOptions) -> Result<Brief, Brief
         chars: text.chars().count(),
         text,
         sha256,
-        context_id: package.context_id,
+        context_id: package.context_id.as_str().to_owned(),
         records_in_full: body.records_in_full,
         records_listed: body.records_listed,
         records_counted: body.records_counted,

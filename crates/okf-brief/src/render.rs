@@ -2,7 +2,7 @@
 //! answer, fitted to the budget. The digest line is added by the caller.
 
 use crate::doc::{self, Item, List, Node};
-use crate::view::{Gap, Package, Record, Requirement, Selected};
+use crate::view::{Gap, Package, Record, Requirement, Selected, Text};
 use crate::{BRIEF_FORMAT, BriefError, DIGEST_LINE_CHARS};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -77,15 +77,15 @@ impl State {
 /// Lookups from ids to what the brief calls them (lookups only; nothing iterates them into
 /// output).
 struct Names<'p> {
-    package: &'p Package,
+    package: &'p Package<'p>,
     selected: BTreeMap<&'p str, usize>,
     branches: BTreeMap<&'p str, usize>,
-    gaps: BTreeMap<&'p str, &'p Gap>,
+    gaps: BTreeMap<&'p str, &'p Gap<'p>>,
     concepts: BTreeMap<&'p str, &'p str>,
 }
 
 impl<'p> Names<'p> {
-    fn new(package: &'p Package) -> Self {
+    fn new(package: &'p Package<'p>) -> Self {
         let mut selected = BTreeMap::new();
         for (i, s) in package.selected.iter().enumerate() {
             selected.entry(s.record.id.as_str()).or_insert(i);
@@ -111,7 +111,7 @@ impl<'p> Names<'p> {
         }
     }
 
-    fn record(&self, i: usize) -> &'p Record {
+    fn record(&self, i: usize) -> &'p Record<'p> {
         &self.package.selected[i].record
     }
 
@@ -420,7 +420,7 @@ fn header(p: &Package, names: &Names, max_chars: usize) -> Vec<Node> {
             ));
         }
         // Limitations the package or an earlier branch already states are counted, not repeated.
-        let (repeated, own): (Vec<&String>, Vec<&String>) = r
+        let (repeated, own): (Vec<&Text>, Vec<&Text>) = r
             .limitations
             .iter()
             .partition(|l| p.limitations.contains(l) || stated.contains(l.as_str()));
@@ -442,7 +442,7 @@ fn header(p: &Package, names: &Names, max_chars: usize) -> Vec<Node> {
                 )
             )));
         }
-        stated.extend(r.limitations.iter().map(String::as_str));
+        stated.extend(r.limitations.iter().map(Text::as_str));
         branches.push(Item {
             line: format!(
                 "Branch {}: {} — {}",
@@ -886,11 +886,11 @@ pub(crate) fn body(p: &Package, max_chars: usize) -> Result<Body, BriefError> {
         let ids: BTreeSet<&str> = r
             .required
             .iter()
-            .map(String::as_str)
+            .map(Text::as_str)
             .chain(
                 r.required_paths
                     .iter()
-                    .flat_map(|path| path.records.iter().map(String::as_str)),
+                    .flat_map(|path| path.records.iter().map(Text::as_str)),
             )
             .collect();
         let members: Vec<usize> = (0..n)

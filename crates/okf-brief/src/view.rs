@@ -2,135 +2,215 @@
 //! structs. They are views, not the package's schema: unknown fields are ignored, and only what
 //! the brief renders is required.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
+use std::ops::Deref;
+
+/// A string of the package: borrowed from the package text when it has no escapes, so that
+/// reading a package does not copy every id, label and URL.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
+
+impl Text<'_> {
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<&str> for Text<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<str> for Text<'_> {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl std::fmt::Display for Text<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Deref for Text<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
 
 /// The package, as far as the brief reads it.
 #[derive(Debug, Deserialize)]
-pub(crate) struct Package {
-    pub schema: String,
-    pub context_id: String,
-    pub question: String,
-    pub scope: String,
-    pub evidence_status: String,
-    pub bundle: Bundle,
-    #[serde(default)]
-    pub resolved_concepts: Vec<Concept>,
-    #[serde(default)]
-    pub ambiguities: Vec<Ambiguity>,
-    #[serde(default)]
-    pub unresolved_terms: Vec<String>,
-    pub selected: Vec<Selected>,
-    pub requirements: Vec<Requirement>,
-    pub missing_evidence: Vec<Issue>,
-    pub conflicts: Vec<Issue>,
-    pub limitations: Vec<String>,
-    pub budget: Budget,
+pub(crate) struct Package<'a> {
+    #[serde(borrow)]
+    pub schema: Text<'a>,
+    #[serde(borrow)]
+    pub context_id: Text<'a>,
+    #[serde(borrow)]
+    pub question: Text<'a>,
+    #[serde(borrow)]
+    pub scope: Text<'a>,
+    #[serde(borrow)]
+    pub evidence_status: Text<'a>,
+    #[serde(borrow)]
+    pub bundle: Bundle<'a>,
+    #[serde(borrow, default)]
+    pub resolved_concepts: Vec<Concept<'a>>,
+    #[serde(borrow, default)]
+    pub ambiguities: Vec<Ambiguity<'a>>,
+    #[serde(borrow, default)]
+    pub unresolved_terms: Vec<Text<'a>>,
+    #[serde(borrow)]
+    pub selected: Vec<Selected<'a>>,
+    #[serde(borrow)]
+    pub requirements: Vec<Requirement<'a>>,
+    #[serde(borrow)]
+    pub missing_evidence: Vec<Issue<'a>>,
+    #[serde(borrow)]
+    pub conflicts: Vec<Issue<'a>>,
+    #[serde(borrow)]
+    pub limitations: Vec<Text<'a>>,
+    #[serde(borrow)]
+    pub budget: Budget<'a>,
     pub ai_answer: Value,
-    #[serde(default)]
-    pub guidance_regime: Option<GuidanceRegime>,
-    #[serde(default)]
-    pub declared_gaps: Vec<Gap>,
+    #[serde(borrow, default)]
+    pub guidance_regime: Option<GuidanceRegime<'a>>,
+    #[serde(borrow, default)]
+    pub declared_gaps: Vec<Gap<'a>>,
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct Bundle {
-    pub id: String,
-    pub snapshot: String,
+pub(crate) struct Bundle<'a> {
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    #[serde(borrow)]
+    pub snapshot: Text<'a>,
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct Concept {
-    pub id: String,
-    pub label: String,
+pub(crate) struct Concept<'a> {
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    #[serde(borrow)]
+    pub label: Text<'a>,
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct Ambiguity {
-    pub phrase: String,
-    pub candidates: Vec<String>,
-    #[serde(default)]
-    pub reason: Option<String>,
+pub(crate) struct Ambiguity<'a> {
+    #[serde(borrow)]
+    pub phrase: Text<'a>,
+    #[serde(borrow)]
+    pub candidates: Vec<Text<'a>>,
+    #[serde(borrow, default)]
+    pub reason: Option<Text<'a>>,
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct Selected {
-    pub record: Record,
-    #[serde(default)]
-    pub paths: Vec<Path>,
+pub(crate) struct Selected<'a> {
+    #[serde(borrow)]
+    pub record: Record<'a>,
+    #[serde(borrow, default)]
+    pub paths: Vec<Path<'a>>,
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct Record {
-    pub id: String,
-    pub label: String,
-    pub kind: String,
-    pub text: String,
-    pub assertion_status: String,
-    #[serde(default)]
-    pub review_status: Option<String>,
-    #[serde(default)]
-    pub access: Option<String>,
-    pub provenance: Vec<Provenance>,
+pub(crate) struct Record<'a> {
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    #[serde(borrow)]
+    pub label: Text<'a>,
+    #[serde(borrow)]
+    pub kind: Text<'a>,
+    #[serde(borrow)]
+    pub text: Text<'a>,
+    #[serde(borrow)]
+    pub assertion_status: Text<'a>,
+    #[serde(borrow, default)]
+    pub review_status: Option<Text<'a>>,
+    #[serde(borrow, default)]
+    pub access: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub provenance: Vec<Provenance<'a>>,
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct Provenance {
-    pub url: String,
-    pub locator: String,
-    pub captured_at: String,
-    #[serde(default)]
-    pub source_date: Option<String>,
-    #[serde(default)]
-    pub source_date_kind: Option<String>,
+pub(crate) struct Provenance<'a> {
+    #[serde(borrow)]
+    pub url: Text<'a>,
+    #[serde(borrow)]
+    pub locator: Text<'a>,
+    #[serde(borrow)]
+    pub captured_at: Text<'a>,
+    #[serde(borrow, default)]
+    pub source_date: Option<Text<'a>>,
+    #[serde(borrow, default)]
+    pub source_date_kind: Option<Text<'a>>,
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct Path {
-    pub records: Vec<String>,
+pub(crate) struct Path<'a> {
+    #[serde(borrow)]
+    pub records: Vec<Text<'a>>,
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct Requirement {
-    pub id: String,
-    pub label: String,
-    pub scope: String,
-    pub status: String,
-    pub required: Vec<String>,
-    pub missing: Vec<String>,
-    #[serde(default)]
-    pub required_paths: Vec<Path>,
-    #[serde(default)]
-    pub limitations: Vec<String>,
-    #[serde(default)]
-    pub regime: Option<String>,
+pub(crate) struct Requirement<'a> {
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    #[serde(borrow)]
+    pub label: Text<'a>,
+    #[serde(borrow)]
+    pub scope: Text<'a>,
+    #[serde(borrow)]
+    pub status: Text<'a>,
+    #[serde(borrow)]
+    pub required: Vec<Text<'a>>,
+    #[serde(borrow)]
+    pub missing: Vec<Text<'a>>,
+    #[serde(borrow, default)]
+    pub required_paths: Vec<Path<'a>>,
+    #[serde(borrow, default)]
+    pub limitations: Vec<Text<'a>>,
+    #[serde(borrow, default)]
+    pub regime: Option<Text<'a>>,
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct Issue {
-    pub message: String,
-    #[serde(default)]
-    pub ids: Vec<String>,
+pub(crate) struct Issue<'a> {
+    #[serde(borrow)]
+    pub message: Text<'a>,
+    #[serde(borrow, default)]
+    pub ids: Vec<Text<'a>>,
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct Budget {
+pub(crate) struct Budget<'a> {
     pub truncated: bool,
-    #[serde(default)]
-    pub omissions: Vec<Issue>,
+    #[serde(borrow, default)]
+    pub omissions: Vec<Issue<'a>>,
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct GuidanceRegime {
-    #[serde(default)]
-    pub as_of: Option<String>,
-    pub resolved: Vec<String>,
-    pub unresolved: Vec<String>,
+pub(crate) struct GuidanceRegime<'a> {
+    #[serde(borrow, default)]
+    pub as_of: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub resolved: Vec<Text<'a>>,
+    #[serde(borrow)]
+    pub unresolved: Vec<Text<'a>>,
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct Gap {
-    pub id: String,
-    pub label: String,
-    pub reason: String,
+pub(crate) struct Gap<'a> {
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    #[serde(borrow)]
+    pub label: Text<'a>,
+    #[serde(borrow)]
+    pub reason: Text<'a>,
 }
