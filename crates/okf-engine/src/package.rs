@@ -7,10 +7,10 @@
 use crate::canonical::{ByteCounter, HashSink, Sink, write_str, write_strs, write_u64};
 use crate::error::Error;
 use crate::index::ContextIndex;
-use crate::reviewed::{self, RequirementReview};
 use crate::model::Requirement;
 use crate::model::{write_issue, write_issues};
 use crate::pass::{EvidenceStatus, Pass, limits, msg};
+use crate::reviewed::{self, RequirementReview};
 
 /// This engine's identifier, written into every package's `engine` field. It carries the crate
 /// version so that any change of output semantics changes the identifier too (spec W19).

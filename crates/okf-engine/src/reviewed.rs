@@ -47,7 +47,12 @@ fn standing<'a>(index: &'a ContextIndex, id: &str) -> Standing<'a> {
     let Some(review) = doc.reviews.as_deref().and_then(|r| r.get(at as usize)) else {
         return Standing::Awaiting;
     };
-    if !index.review_current.get(at as usize).copied().unwrap_or(false) {
+    if !index
+        .review_current
+        .get(at as usize)
+        .copied()
+        .unwrap_or(false)
+    {
         return Standing::Stale;
     }
     match review.decision {
@@ -268,10 +273,7 @@ fn reviewers(roles: &[&str]) -> String {
     let named: Vec<String> = roles
         .iter()
         .map(|r| {
-            let vowel = r
-                .chars()
-                .next()
-                .is_some_and(|c| "aeiouAEIOU".contains(c));
+            let vowel = r.chars().next().is_some_and(|c| "aeiouAEIOU".contains(c));
             format!("{} {r}", if vowel { "an" } else { "a" })
         })
         .collect();
