@@ -720,4 +720,97 @@ mod hospital {
         assert!(!default.json.contains("review_basis"));
         assert!(!default.json.contains("\"review\":"));
     }
+
+    /// The claims `okf lint --reviews` reads from decision files.
+    fn claims(files: &[ReviewFile]) -> Vec<ReviewClaim> {
+        files
+            .iter()
+            .map(|f| {
+                let d = decode_decision(f).unwrap();
+                ReviewClaim {
+                    file: d.file,
+                    item: d.item,
+                    item_sha256: d.item_sha256,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn editing_an_approved_item_of_the_chapter_18_branch_makes_it_read_not_reviewed_again() {
+        let plain = build(&profile(), &[]);
+        let files = decisions(&plain.index);
+        let assertion = format!("{B}{}", COMMON_CLOSURE[0]);
+
+        // Edited in the profile: the build does not carry the decision, lint names it, and the
+        // branch reads not reviewed again.
+        let mut edited = profile();
+        let graph = edited.iter_mut().find(|f| f.name == "graph.toml").unwrap();
+        let old = "label = \"Hospital in-patient guidance, DMG chapter 18 page 3\"";
+        assert!(graph.text.contains(old));
+        graph.text = graph.text.replace(
+            old,
+            "label = \"Hospital in-patient guidance, DMG chapter 18 page 3 (18000)\"",
+        );
+        let built = build(&edited, &files);
+        assert_eq!(built.stale_reviews.len(), 1, "{:?}", built.stale_reviews);
+        assert_eq!(built.stale_reviews[0].item, assertion);
+        assert_eq!(built.stale_reviews[0].file, "reviews/001.json");
+        assert!(
+            built
+                .index
+                .reviews
+                .iter()
+                .flatten()
+                .all(|r| r.item != assertion),
+            "the stale decision is not carried"
+        );
+        let index = loaded(&built);
+        let report = lint_reviewed(&index, &[], Some(&claims(&files)));
+        let stale: Vec<(&str, &str)> = report
+            .findings
+            .iter()
+            .filter(|f| f.kind == "stale-review")
+            .map(|f| (f.path.as_str(), f.ids[0].as_str()))
+            .collect();
+        assert_eq!(stale, [("reviews/001.json", assertion.as_str())]);
+        let p = package(&index);
+        let review = &requirement(&p, COMMON)["review"];
+        assert_eq!(review["state"], "not-reviewed");
+        assert_eq!(
+            review["statement"],
+            "Not reviewed by a specialist as a whole: 3 of 4 items approved."
+        );
+        assert_eq!(review["awaiting_review"], 1);
+
+        // Edited in the index after the build, the decision still recorded: the engine finds
+        // it stale by its digest, never counts it as approved, and lint names it as an error.
+        let mut doc = build(&profile(), &files).index;
+        let a = doc
+            .assertions
+            .iter_mut()
+            .find(|a| a.id == assertion)
+            .unwrap();
+        a.label.push_str(" (18000)");
+        let index = ContextIndex::new(doc).unwrap();
+        let report = lint_reviewed(&index, &[], None);
+        assert!(
+            report
+                .findings
+                .iter()
+                .any(|f| f.kind == "stale-review" && f.ids[0] == assertion),
+            "lint names the stale recorded review"
+        );
+        let p = package(&index);
+        let review = &requirement(&p, COMMON)["review"];
+        assert_eq!(review["state"], "not-reviewed", "{review}");
+        assert_eq!(review["approved"], 3);
+        assert_eq!(review["stale"], 1);
+        assert_eq!(
+            review["statement"],
+            "Not reviewed by a specialist as a whole: 3 of 4 items approved, 1 changed since it was reviewed."
+        );
+        assert_eq!(p["review_basis"]["requirements_approved"], 0);
+        assert_eq!(p["review_basis"]["stale"], 1);
+    }
 }
