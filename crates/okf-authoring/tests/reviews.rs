@@ -813,4 +813,80 @@ mod hospital {
         assert_eq!(p["review_basis"]["requirements_approved"], 0);
         assert_eq!(p["review_basis"]["stale"], 1);
     }
+
+    #[test]
+    fn a_package_never_carries_the_review_of_a_restricted_record() {
+        let plain = build(&profile(), &[]);
+        let mut doc = build(&profile(), &decisions(&plain.index)).index;
+        let page = format!("{B}{}", COMMON_CLOSURE[2]);
+        let secret = "Reviewer's note on a restricted page: not for publication.";
+        doc.records
+            .iter_mut()
+            .find(|r| r.id == page)
+            .unwrap()
+            .access = okf_engine::model::Access::Restricted;
+        let digest = item_sha256(&doc, &page).unwrap();
+        let review = doc
+            .reviews
+            .iter_mut()
+            .flatten()
+            .find(|r| r.item == page)
+            .unwrap();
+        review.decision = ReviewDecision::Rejected;
+        review.reason = secret.into();
+        review.item_sha256 = digest;
+        let index = ContextIndex::new(doc).unwrap();
+        let options = AssembleOptions {
+            regime_profile: true,
+            ..AssembleOptions::default()
+        };
+        let json = assemble_with_options(&index, QUESTION, &Budget::default(), None, &options)
+            .unwrap()
+            .json;
+        assert!(
+            !json.contains(secret),
+            "the restricted record's review leaked"
+        );
+        let p: Value = serde_json::from_str(&json).unwrap();
+        let review = &requirement(&p, COMMON)["review"];
+        assert_eq!(review["refused"], 0);
+        assert_eq!(review["awaiting_review"], 1);
+        assert_eq!(review["state"], "not-reviewed");
+        // A caller allowed to read restricted records (okf serve's access policy) sees it.
+        let revealing = index.revealing_restricted();
+        let json = assemble_with_options(&revealing, QUESTION, &Budget::default(), None, &options)
+            .unwrap()
+            .json;
+        assert!(json.contains(secret));
+    }
+
+    #[test]
+    fn review_facts_are_counted_in_the_byte_budget_and_the_metadata_fallback_counts_none() {
+        let plain = build(&profile(), &[]);
+        let index = loaded(&build(&profile(), &decisions(&plain.index)));
+        let options = AssembleOptions {
+            regime_profile: true,
+            ..AssembleOptions::default()
+        };
+        let mut fallback = false;
+        for max_bytes in [6_000, 8_192, 16_384, 40_000, 100_000] {
+            let budget = Budget {
+                max_bytes,
+                ..Budget::default()
+            };
+            let Ok(a) = assemble_with_options(&index, QUESTION, &budget, None, &options) else {
+                continue;
+            };
+            assert_eq!(a.json.len() as u64, a.used_bytes);
+            assert!(a.used_bytes <= max_bytes, "{max_bytes}");
+            let p: Value = serde_json::from_str(&a.json).unwrap();
+            assert_eq!(p["budget"]["used_bytes"], a.used_bytes);
+            if p["requirements"].as_array().unwrap().is_empty() {
+                fallback = true;
+                assert_eq!(p["review_basis"]["requirements_total"], 0);
+                assert_eq!(p["review_basis"]["items"], 0);
+            }
+        }
+        assert!(fallback, "one budget leaves only the metadata");
+    }
 }
