@@ -335,13 +335,14 @@ pub(crate) fn write_review_basis<S: Sink + ?Sized>(out: &mut S, pass: &Pass<'_, 
         "No requirement applies, so no specialist review is counted.".to_owned()
     } else {
         format!(
-            "{approved_requirements} of {total} {} reviewed by a specialist as a whole. Of the {} they rest on, {} approved, {} refused, {} changed since review and {} awaiting review. Review does not change the evidence status.",
+            "{approved_requirements} of {total} {} reviewed by a specialist as a whole. Of the {} {} on, {} approved, {} refused, {} changed since review and {} awaiting review. Review does not change the evidence status.",
             if total == 1 {
                 "requirement"
             } else {
                 "requirements"
             },
             items(counts.items),
+            if total == 1 { "it rests" } else { "they rest" },
             counts.approved,
             counts.refused,
             counts.stale,
