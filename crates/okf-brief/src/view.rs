@@ -31,6 +31,37 @@ pub(crate) struct Package {
     pub guidance_regime: Option<GuidanceRegime>,
     #[serde(default)]
     pub declared_gaps: Vec<Gap>,
+    /// Richer profile from an index with reviews (issue 45).
+    #[serde(default)]
+    pub review_basis: Option<ReviewBasis>,
+}
+
+/// `review_basis`: the package's specialist review summary.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ReviewBasis {
+    pub statement: String,
+}
+
+/// A requirement's `review` (richer profile, index with reviews).
+#[derive(Debug, Deserialize)]
+pub(crate) struct Review {
+    pub statement: String,
+    #[serde(default)]
+    pub refusals: Vec<Refusal>,
+    #[serde(default)]
+    pub refused: usize,
+}
+
+/// A refused item of a requirement's closure.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Refusal {
+    pub date: String,
+    pub decision: String,
+    pub item: String,
+    #[serde(default)]
+    pub label: Option<String>,
+    pub reason: String,
+    pub role: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -104,6 +135,8 @@ pub(crate) struct Requirement {
     pub limitations: Vec<String>,
     #[serde(default)]
     pub regime: Option<String>,
+    #[serde(default)]
+    pub review: Option<Review>,
 }
 
 #[derive(Debug, Deserialize)]
