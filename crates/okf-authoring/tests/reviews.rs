@@ -646,6 +646,25 @@ mod hospital {
         assert!(reviewed_built.stale_reviews.is_empty());
         assert_eq!(reviewed_built.index.reviews.as_ref().unwrap().len(), 5);
         let p = package(&loaded(&reviewed_built));
+        // Written in canonical key order: the bytes are the canonical JSON of the package.
+        let options = AssembleOptions {
+            regime_profile: true,
+            ..AssembleOptions::default()
+        };
+        let bytes = assemble_with_options(
+            &loaded(&reviewed_built),
+            QUESTION,
+            &Budget::default(),
+            None,
+            &options,
+        )
+        .unwrap()
+        .json;
+        assert_eq!(
+            okf_engine::canonical::to_canonical_string(&p).unwrap(),
+            bytes
+        );
+        okf_engine::verify_package(&p).unwrap();
 
         // The chapter 18 branch: its whole closure approved, by whom and when.
         let common = &requirement(&p, COMMON)["review"];
