@@ -67,10 +67,12 @@ fn item_label<'a>(index: &'a ContextIndex, id: &str) -> Option<&'a str> {
     if let Some(i) = index.record_index(id) {
         return Some(doc.records[i].label.as_str());
     }
-    doc.assertions
+    if let Some(i) = index.assertion_index(id) {
+        return Some(doc.assertions[i].label.as_str());
+    }
+    doc.requirements
         .iter()
-        .map(|a| (&a.id, &a.label))
-        .chain(doc.requirements.iter().map(|q| (&q.id, &q.label)))
+        .map(|q| (&q.id, &q.label))
         .chain(doc.gaps.iter().flatten().map(|g| (&g.id, &g.label)))
         .find(|(i, _)| i.as_str() == id)
         .map(|(_, l)| l.as_str())
