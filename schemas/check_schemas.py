@@ -8,6 +8,7 @@ Needs only the standard library and the `jsonschema` package (>= 4.18, for `refe
       runs with a registry that refuses to retrieve anything, so no schema can reach out;
   (c) package.schema.json accepts every package the CLI prints for the example questions,
       a byte-trimmed and a metadata-fallback package (--max-bytes 8192), our own DWP package,
+      a richer-profile package of the review fixture built with its decisions (review facts),
       the reference engine's DWP packages and corpus fixture, and explain.schema.json accepts
       the `okf explain --record` views; deliberately broken packages must be rejected;
   (d) ask-request.schema.json (and the error, bundles and health schemas) accept and reject
@@ -220,6 +221,19 @@ def run_okf(args, label):
         return None
 
 
+def reviewed_package():
+    """The richer-profile package of the review fixture built with its decisions: requirement
+    review facts and review_basis (issue 45, DEVIATIONS A11)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "reviewed-index.json"
+        proc = subprocess.run([str(OKF), "build", str(REVIEW_FIXTURE), "--out", str(out)], capture_output=True, timeout=300)
+        if proc.returncode != 0:
+            fail("okf build <review fixture>", proc.stderr.decode(errors="replace")[:200])
+            return None
+        return run_okf(["ask", "--index", str(out), "--regime-profile", "How long is a loan?"],
+                       "okf ask --regime-profile <review fixture>")
+
+
 def guarded_example_index():
     """The embedded example index plus features it lacks: two routing guards (one matched, one
     unmatched), an evidence unit of two spans, and a declared required path."""
@@ -379,6 +393,12 @@ def check_packages(schemas):
             if sorted(r["status"] for r in rows) != ["matched", "unmatched"] or not units:
                 fail("guarded example", "expected one matched and one unmatched routing guard and an evidence unit")
             packages.append(("okf ask --index <example + guards, evidence unit, required path>", guarded))
+        reviewed = reviewed_package()
+        if reviewed is not None:
+            review = reviewed["requirements"][0].get("review", {}) if reviewed.get("requirements") else {}
+            if "review_basis" not in reviewed or review.get("state") != "refused" or not review.get("refusals"):
+                fail("reviewed fixture", "expected review_basis and a refused requirement with its refusal")
+            packages.append(("okf ask --regime-profile --index <review fixture built with its decisions>", reviewed))
         if not any(p["ambiguities"] for _, p in packages):
             fail("ambiguity coverage", "no CLI package had an ambiguity")
 
@@ -406,6 +426,23 @@ def check_packages(schemas):
             expect_invalid(pkg_v, broken, f"package: {label}", where)
     else:
         fail("negative package controls", "no insufficient package with selections and requirements to mutate")
+    reviewed = next((p for label, p in packages if "review fixture" in label), None)
+    if reviewed is not None:
+        def broken(mutate):
+            p = copy.deepcopy(reviewed)
+            mutate(p)
+            return p
+        review = lambda p: p["requirements"][0]["review"]
+        expect_invalid(pkg_v, broken(lambda p: review(p).update(state="partly")),
+                       "package: unknown review state", "requirements/0/review/state")
+        expect_invalid(pkg_v, broken(lambda p: review(p)["refusals"][0].update(reviewer_id="r-1")),
+                       "package: extra key in a refusal", "requirements/0/review/refusals/0")
+        expect_invalid(pkg_v, broken(lambda p: review(p)["refusals"][0].update(decision="approved")),
+                       "package: an approval listed as a refusal", "requirements/0/review/refusals/0/decision")
+        expect_invalid(pkg_v, broken(lambda p: p["review_basis"].pop("statement")),
+                       "package: review_basis without its statement", "review_basis")
+        expect_invalid(pkg_v, broken(lambda p: [p.pop(k) for k in ("profile", "declared_gaps", "guidance_regime", "status_basis")]),
+                       "package: review_basis in a default package")
 
     # The explanation view of one record, straight from the CLI.
     if OKF.is_file():

@@ -5,7 +5,7 @@
 // fails instead of overwriting it. Deep links keep manifest, case, record and tab only.
 
 import { el, clear } from './dom.js';
-import { briefingFacts, capturedRange, evidenceSummary, isOffScope, labelsOf, requirementLabel, requirementSupport } from './render.js';
+import { briefingFacts, capturedRange, evidenceSummary, isOffScope, labelsOf, requirementLabel, requirementReview, requirementSupport } from './render.js';
 import { predicateName } from './graph.js';
 import { registry } from './webmcp.js';
 import { WorkbenchModule, WorkbenchError } from './workbench.js';
@@ -101,6 +101,7 @@ function requirementWords(pkg) {
       return row.status === MET ? { state: 'met', text: 'met' } : { state: 'none', text: 'not met' };
     },
     missing: (row) => String(row.missing).split('; ').map((id) => labels.get(id) ?? idWords(id)).join('; '),
+    review: (row) => requirementReview(byLabel.get(String(row.requirement ?? ''))),
   };
 }
 

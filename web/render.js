@@ -147,6 +147,35 @@ export function requirementSupport(r, pkg) {
   return { state, text: SUPPORT_WORDS[state] };
 }
 
+/**
+ * One refused item of a requirement's closure in words: "Refused by a <role> on <date>:
+ * <reason> (<item>)" ("Sent back for changes by …" for changes-required).
+ */
+export function refusalText(f) {
+  const how = f?.decision === 'changes-required' ? 'Sent back for changes' : 'Refused';
+  const role = String(f?.role ?? 'specialist');
+  const article = /^[aeiou]/iu.test(role) ? 'an' : 'a';
+  const what = f?.label ?? f?.item;
+  return `${how} by ${article} ${role} on ${String(f?.date ?? '')}: ${String(f?.reason ?? '')}${what ? ` (${what})` : ''}`;
+}
+
+/**
+ * A requirement's specialist review (richer profile from an index that records reviews): the
+ * package's one-line statement ("Reviewed by a <role> on <date>.", "Not reviewed by a
+ * specialist.", "Not approved by a specialist: …") and each refused item with its reason;
+ * null when the package carries no review facts.
+ */
+export function requirementReview(r) {
+  const review = r?.review;
+  if (!review || typeof review.statement !== 'string') return null;
+  const refusals = arr(review.refusals);
+  return el('div', { class: 'req-review', 'data-review': String(review.state ?? '') },
+    el('p', { class: 'review-statement', text: review.statement }),
+    refusals.length
+      ? el('ul', { class: 'refusals' }, refusals.map((f) => el('li', { class: 'refusal', 'data-item': String(f?.item ?? ''), text: refusalText(f) })))
+      : null);
+}
+
 /** A missing id in words: a declared gap's or record's label, else what it is. */
 const missingName = (id, labels) => labels.get(id) ?? 'a required record that is not in the package';
 
@@ -958,6 +987,7 @@ function requirements(pkg, labels) {
       'tr',
       { 'data-requirement': r.id, 'data-status': met ? 'met' : 'unmet', 'data-support': state },
       el('th', { scope: 'row' }, el('span', { class: 'req-label', text: requirementLabel(r) }),
+        requirementReview(r),
         !shared && (r.scope || arr(r.limitations).length)
           ? el('details', { class: 'req-terms' }, el('summary', { text: 'Scope and limitations of this requirement' }), scopeOf(r))
           : null),

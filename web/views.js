@@ -94,7 +94,10 @@ function viewCell(view, row, key, words) {
   if (view.kind === 'requirements' && key === 'missing' && row.missing === '') return el('span', { class: 'none', text: 'none' });
   if (view.kind === 'requirements' && key === 'status' && words?.status) {
     const said = words.status(row);
-    return el('span', { class: `badge ${said.state === 'met' ? 'met' : said.state === 'partial' ? 'partial' : 'unmet'}`, 'data-support': said.state, text: said.text });
+    const badge = el('span', { class: `badge ${said.state === 'met' ? 'met' : said.state === 'partial' ? 'partial' : 'unmet'}`, 'data-support': said.state, text: said.text });
+    // The package's specialist review of the branch, when it carries one (issue 45).
+    const review = words.review?.(row);
+    return review ? [badge, review] : badge;
   }
   if (view.kind === 'requirements' && key === 'missing' && words?.missing) return words.missing(row);
   return cellText(row[key]);

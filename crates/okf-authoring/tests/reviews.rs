@@ -473,3 +473,439 @@ fn the_engine_validates_recorded_reviews_as_a_closed_sorted_bounded_list() {
     v["reviews"] = serde_json::json!([]);
     assert!(refused(&v).contains("reviews"), "{}", refused(&v));
 }
+
+// ---------------------------------------------------------------------------------------
+// Carried in packages and shown (issue 45 item 3): the hospital profile with decisions.
+
+mod hospital {
+    use super::*;
+    use okf_engine::{AssembleOptions, Budget, assemble_with_options};
+    use serde_json::Value;
+
+    const B: &str = "https://example.invalid/ask-okf/dwp-hospital/id/";
+    const QUESTION: &str = "A claimant is admitted to hospital. Explain the effect on JSA, Income Support, State Pension Credit and ESA, distinguishing entitlement, payment and changes in amount, and trace each conclusion to the applicable DWP guidance.";
+    /// The chapter 18 branch and its closure: the requirement, its two required pages and the
+    /// assertion of its required path.
+    const COMMON: &str = "requirement/hospital-common";
+    const COMMON_CLOSURE: [&str; 4] = [
+        "assertion/hospital-ch18-0003",
+        "page/dmg-vol3-ch18/0003",
+        "page/dmg-vol3-ch18/0005",
+        "requirement/hospital-common",
+    ];
+    /// The Income Support branch, and the assertion of its required path a decision refuses.
+    const IS: &str = "requirement/hospital-income-support";
+    const REFUSED: &str = "assertion/hospital-routes-is-to-ch24";
+    const ROLE: &str = "DWP decision-making policy specialist";
+    const REFUSAL_REASON: &str = "Chapter 18 routes Income Support to chapter 24 only for the downrating rules it revoked; the edge must name the paragraph it rests on.";
+    /// `evidence_status` and `context_id` of the hospital package in the richer profile built
+    /// without decisions, pinned. Computed on main before packages carried review facts
+    /// (commit e666d6e): an index without `reviews` gives the same package.
+    const UNREVIEWED_STATUS: &str = "insufficient";
+    const UNREVIEWED_CONTEXT_ID: &str =
+        "urn:sha256:650471b205da0f934cd99964b2ec840b979dfe151ccc945a5a00013315d047da";
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    fn files(dir: &Path, ext: &str, recursive: bool, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() && recursive {
+                files(&p, ext, recursive, out);
+            } else if p.extension().is_some_and(|e| e == ext) {
+                out.push(p);
+            }
+        }
+    }
+
+    /// The hospital profile's files, read the way `okf build` reads them.
+    pub(super) fn profile() -> Vec<ProfileFile> {
+        let mut toml = Vec::new();
+        files(
+            &root().join("profiles/dwp-hospital"),
+            "toml",
+            false,
+            &mut toml,
+        );
+        toml.iter()
+            .map(|p| ProfileFile {
+                name: p.file_name().unwrap().to_string_lossy().into_owned(),
+                text: std::fs::read_to_string(p).unwrap(),
+            })
+            .collect()
+    }
+
+    fn captures() -> Vec<CaptureFile> {
+        let mut json = Vec::new();
+        files(
+            &root().join("../shared/dwp/source"),
+            "json",
+            true,
+            &mut json,
+        );
+        json.iter()
+            .map(|p| CaptureFile {
+                name: p.display().to_string(),
+                bytes: std::fs::read(p).unwrap(),
+            })
+            .collect()
+    }
+
+    fn build(profile: &[ProfileFile], reviews: &[ReviewFile]) -> Built {
+        build_reviewed(profile, &captures(), None, reviews).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A decision file about `route` (an id under the profile's base), bound to its digest in
+    /// `index`.
+    fn decide(
+        index: &okf_engine::model::IndexDocument,
+        n: usize,
+        route: &str,
+        decision: &str,
+        date: &str,
+        reason: &str,
+    ) -> ReviewFile {
+        let item = format!("{B}{route}");
+        let json = serde_json::json!({
+            "schema": "okf-review-decision.v1",
+            "item": item,
+            "item_sha256": item_sha256(index, &item).unwrap(),
+            "decision": decision,
+            "reviewer": {"role": ROLE, "id": format!("r-{n:03}")},
+            "date": date,
+            "reason": reason,
+        });
+        ReviewFile {
+            name: format!("reviews/{n:03}.json"),
+            bytes: json.to_string().into_bytes(),
+        }
+    }
+
+    /// Decisions approving the chapter 18 branch's closure (the last on 2026-12-03) and
+    /// refusing one assertion of the Income Support branch.
+    pub(super) fn decisions(index: &okf_engine::model::IndexDocument) -> Vec<ReviewFile> {
+        let mut out: Vec<ReviewFile> = COMMON_CLOSURE
+            .iter()
+            .enumerate()
+            .map(|(i, route)| {
+                let date = if i == 2 { "2026-12-03" } else { "2026-12-01" };
+                decide(
+                    index,
+                    i + 1,
+                    route,
+                    "approved",
+                    date,
+                    "Checked against the captured DMG chapter 18 pages.",
+                )
+            })
+            .collect();
+        out.push(decide(
+            index,
+            9,
+            REFUSED,
+            "rejected",
+            "2026-12-04",
+            REFUSAL_REASON,
+        ));
+        out
+    }
+
+    fn package(index: &ContextIndex) -> Value {
+        let options = AssembleOptions {
+            regime_profile: true,
+            ..AssembleOptions::default()
+        };
+        let p = assemble_with_options(index, QUESTION, &Budget::default(), None, &options).unwrap();
+        serde_json::from_str(&p.json).unwrap()
+    }
+
+    pub(super) fn requirement<'a>(p: &'a Value, route: &str) -> &'a Value {
+        p["requirements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == format!("{B}{route}"))
+            .unwrap_or_else(|| panic!("{route} is not a requirement of the package"))
+    }
+
+    fn loaded(built: &Built) -> ContextIndex {
+        ContextIndex::from_json_str(&built.json).unwrap()
+    }
+
+    #[test]
+    fn the_package_shows_the_chapter_18_branch_approved_and_the_refusal_with_its_reason() {
+        let plain = build(&profile(), &[]);
+        let unreviewed = package(&loaded(&plain));
+        let reviewed_built = build(&profile(), &decisions(&plain.index));
+        assert!(reviewed_built.stale_reviews.is_empty());
+        assert_eq!(reviewed_built.index.reviews.as_ref().unwrap().len(), 5);
+        let p = package(&loaded(&reviewed_built));
+        // Written in canonical key order: the bytes are the canonical JSON of the package.
+        let options = AssembleOptions {
+            regime_profile: true,
+            ..AssembleOptions::default()
+        };
+        let bytes = assemble_with_options(
+            &loaded(&reviewed_built),
+            QUESTION,
+            &Budget::default(),
+            None,
+            &options,
+        )
+        .unwrap()
+        .json;
+        assert_eq!(
+            okf_engine::canonical::to_canonical_string(&p).unwrap(),
+            bytes
+        );
+        okf_engine::verify_package(&p).unwrap();
+
+        // The chapter 18 branch: its whole closure approved, by whom and when.
+        let common = &requirement(&p, COMMON)["review"];
+        assert_eq!(
+            common,
+            &serde_json::json!({
+                "approved": 4, "awaiting_review": 0, "items": 4,
+                "latest_approval": "2026-12-03", "refusals": [], "refused": 0,
+                "reviewers": [ROLE], "stale": 0, "state": "approved",
+                "statement": format!("Reviewed by a {ROLE} on 2026-12-03."),
+            })
+        );
+        // The Income Support branch: the refused assertion with its reason; the routing page
+        // it shares with chapter 18 is approved, the rest awaits review.
+        let is = &requirement(&p, IS)["review"];
+        assert_eq!(is["state"], "refused");
+        assert_eq!(is["refused"], 1);
+        assert_eq!(is["stale"], 0);
+        assert_eq!(
+            is["refusals"],
+            serde_json::json!([{
+                "date": "2026-12-04", "decision": "rejected", "item": format!("{B}{REFUSED}"),
+                "label": "Chapter 18 routes the effect of hospital on IS to chapter 24",
+                "reason": REFUSAL_REASON, "role": ROLE,
+            }])
+        );
+        let n = is["items"].as_u64().unwrap();
+        assert_eq!(
+            is["approved"].as_u64().unwrap() + is["awaiting_review"].as_u64().unwrap() + 1,
+            n
+        );
+        assert_eq!(
+            is["statement"],
+            format!("Not approved by a specialist: 1 of {n} items refused.")
+        );
+        // Every other branch: not reviewed.
+        for r in p["requirements"].as_array().unwrap() {
+            let id = r["id"].as_str().unwrap();
+            if id != format!("{B}{COMMON}") && id != format!("{B}{IS}") {
+                assert_eq!(r["review"]["state"], "not-reviewed", "{id}");
+                assert_eq!(r["review"]["refused"], 0, "{id}");
+            }
+        }
+        // The package summary.
+        let basis = &p["review_basis"];
+        assert_eq!(basis["requirements_approved"], 1);
+        assert_eq!(
+            basis["requirements_total"],
+            p["requirements"].as_array().unwrap().len()
+        );
+        assert_eq!(basis["refused"], 1);
+        assert_eq!(basis["stale"], 0);
+        assert!(basis["approved"].as_u64().unwrap() >= 4);
+
+        // Review never changes sufficiency, and a package built without decisions is the
+        // package of before: no review facts, the pinned status and identity.
+        assert_eq!(p["evidence_status"], unreviewed["evidence_status"]);
+        assert_eq!(unreviewed["evidence_status"], UNREVIEWED_STATUS);
+        assert_eq!(unreviewed["context_id"], UNREVIEWED_CONTEXT_ID);
+        assert!(unreviewed.get("review_basis").is_none());
+        assert!(
+            unreviewed["requirements"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r.get("review").is_none())
+        );
+        // And the default profile carries no review facts even from a reviewed index.
+        let default =
+            okf_engine::assemble(&loaded(&reviewed_built), QUESTION, &Budget::default(), None)
+                .unwrap();
+        assert!(!default.json.contains("review_basis"));
+        assert!(!default.json.contains("\"review\":"));
+    }
+
+    /// The claims `okf lint --reviews` reads from decision files.
+    fn claims(files: &[ReviewFile]) -> Vec<ReviewClaim> {
+        files
+            .iter()
+            .map(|f| {
+                let d = decode_decision(f).unwrap();
+                ReviewClaim {
+                    file: d.file,
+                    item: d.item,
+                    item_sha256: d.item_sha256,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn editing_an_approved_item_of_the_chapter_18_branch_makes_it_read_not_reviewed_again() {
+        let plain = build(&profile(), &[]);
+        let files = decisions(&plain.index);
+        let assertion = format!("{B}{}", COMMON_CLOSURE[0]);
+
+        // Edited in the profile: the build does not carry the decision, lint names it, and the
+        // branch reads not reviewed again.
+        let mut edited = profile();
+        let graph = edited.iter_mut().find(|f| f.name == "graph.toml").unwrap();
+        let old = "label = \"Hospital in-patient guidance, DMG chapter 18 page 3\"";
+        assert!(graph.text.contains(old));
+        graph.text = graph.text.replace(
+            old,
+            "label = \"Hospital in-patient guidance, DMG chapter 18 page 3 (18000)\"",
+        );
+        let built = build(&edited, &files);
+        assert_eq!(built.stale_reviews.len(), 1, "{:?}", built.stale_reviews);
+        assert_eq!(built.stale_reviews[0].item, assertion);
+        assert_eq!(built.stale_reviews[0].file, "reviews/001.json");
+        assert!(
+            built
+                .index
+                .reviews
+                .iter()
+                .flatten()
+                .all(|r| r.item != assertion),
+            "the stale decision is not carried"
+        );
+        let index = loaded(&built);
+        let report = lint_reviewed(&index, &[], Some(&claims(&files)));
+        let stale: Vec<(&str, &str)> = report
+            .findings
+            .iter()
+            .filter(|f| f.kind == "stale-review")
+            .map(|f| (f.path.as_str(), f.ids[0].as_str()))
+            .collect();
+        assert_eq!(stale, [("reviews/001.json", assertion.as_str())]);
+        let p = package(&index);
+        let review = &requirement(&p, COMMON)["review"];
+        assert_eq!(review["state"], "not-reviewed");
+        assert_eq!(
+            review["statement"],
+            "Not reviewed by a specialist as a whole: 3 of 4 items approved."
+        );
+        assert_eq!(review["awaiting_review"], 1);
+
+        // Edited in the index after the build, the decision still recorded: the engine finds
+        // it stale by its digest, never counts it as approved, and lint names it as an error.
+        let mut doc = build(&profile(), &files).index;
+        let a = doc
+            .assertions
+            .iter_mut()
+            .find(|a| a.id == assertion)
+            .unwrap();
+        a.label.push_str(" (18000)");
+        let index = ContextIndex::new(doc).unwrap();
+        let report = lint_reviewed(&index, &[], None);
+        assert!(
+            report
+                .findings
+                .iter()
+                .any(|f| f.kind == "stale-review" && f.ids[0] == assertion),
+            "lint names the stale recorded review"
+        );
+        let p = package(&index);
+        let review = &requirement(&p, COMMON)["review"];
+        assert_eq!(review["state"], "not-reviewed", "{review}");
+        assert_eq!(review["approved"], 3);
+        assert_eq!(review["stale"], 1);
+        assert_eq!(
+            review["statement"],
+            "Not reviewed by a specialist as a whole: 3 of 4 items approved, 1 changed since it was reviewed."
+        );
+        assert_eq!(p["review_basis"]["requirements_approved"], 0);
+        assert_eq!(p["review_basis"]["stale"], 1);
+    }
+
+    #[test]
+    fn a_package_never_carries_the_review_of_a_restricted_record() {
+        let plain = build(&profile(), &[]);
+        let mut doc = build(&profile(), &decisions(&plain.index)).index;
+        let page = format!("{B}{}", COMMON_CLOSURE[2]);
+        let secret = "Reviewer's note on a restricted page: not for publication.";
+        doc.records
+            .iter_mut()
+            .find(|r| r.id == page)
+            .unwrap()
+            .access = okf_engine::model::Access::Restricted;
+        let digest = item_sha256(&doc, &page).unwrap();
+        let review = doc
+            .reviews
+            .iter_mut()
+            .flatten()
+            .find(|r| r.item == page)
+            .unwrap();
+        review.decision = ReviewDecision::Rejected;
+        review.reason = secret.into();
+        review.item_sha256 = digest;
+        let index = ContextIndex::new(doc).unwrap();
+        let options = AssembleOptions {
+            regime_profile: true,
+            ..AssembleOptions::default()
+        };
+        let json = assemble_with_options(&index, QUESTION, &Budget::default(), None, &options)
+            .unwrap()
+            .json;
+        assert!(
+            !json.contains(secret),
+            "the restricted record's review leaked"
+        );
+        let p: Value = serde_json::from_str(&json).unwrap();
+        let review = &requirement(&p, COMMON)["review"];
+        assert_eq!(review["refused"], 0);
+        assert_eq!(review["awaiting_review"], 1);
+        assert_eq!(review["state"], "not-reviewed");
+        // A caller allowed to read restricted records (okf serve's access policy) sees it.
+        let revealing = index.revealing_restricted();
+        let json = assemble_with_options(&revealing, QUESTION, &Budget::default(), None, &options)
+            .unwrap()
+            .json;
+        assert!(json.contains(secret));
+    }
+
+    #[test]
+    fn review_facts_are_counted_in_the_byte_budget_and_the_metadata_fallback_counts_none() {
+        let plain = build(&profile(), &[]);
+        let index = loaded(&build(&profile(), &decisions(&plain.index)));
+        let options = AssembleOptions {
+            regime_profile: true,
+            ..AssembleOptions::default()
+        };
+        let mut fallback = false;
+        for max_bytes in [6_000, 8_192, 16_384, 40_000, 100_000] {
+            let budget = Budget {
+                max_bytes,
+                ..Budget::default()
+            };
+            let Ok(a) = assemble_with_options(&index, QUESTION, &budget, None, &options) else {
+                continue;
+            };
+            assert_eq!(a.json.len() as u64, a.used_bytes);
+            assert!(a.used_bytes <= max_bytes, "{max_bytes}");
+            let p: Value = serde_json::from_str(&a.json).unwrap();
+            assert_eq!(p["budget"]["used_bytes"], a.used_bytes);
+            if p["requirements"].as_array().unwrap().is_empty() {
+                fallback = true;
+                assert_eq!(p["review_basis"]["requirements_total"], 0);
+                assert_eq!(p["review_basis"]["items"], 0);
+            }
+        }
+        assert!(fallback, "one budget leaves only the metadata");
+    }
+}

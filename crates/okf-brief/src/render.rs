@@ -2,7 +2,7 @@
 //! answer, fitted to the budget. The digest line is added by the caller.
 
 use crate::doc::{self, Item, List, Node};
-use crate::view::{Gap, Package, Record, Requirement, Selected, Text};
+use crate::view::{Gap, Package, Record, Requirement, Review, Selected, Text};
 use crate::{BRIEF_FORMAT, BriefError, DIGEST_LINE_CHARS};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -238,6 +238,62 @@ fn status_meaning(status: &str) -> &'static str {
     }
 }
 
+/// "a" or "an" before a reviewer's role.
+fn article(role: &str) -> &'static str {
+    match role.chars().next() {
+        Some(c) if "aeiouAEIOU".contains(c) => "an",
+        _ => "a",
+    }
+}
+
+/// A branch's specialist review (richer profile, index with reviews): the package's one-line
+/// statement ("Reviewed by a … on …", "Not reviewed by a specialist…", "Not approved…"), then
+/// each refused item with who refused it, when and why.
+fn review_nodes(names: &Names, review: &Review) -> Vec<Node> {
+    let mut nodes = vec![Node::Text(format!(
+        "  - specialist review: {}\n",
+        inline(&review.statement)
+    ))];
+    if review.refusals.is_empty() {
+        return nodes;
+    }
+    let items = review
+        .refusals
+        .iter()
+        .map(|f| {
+            let how = if f.decision == "changes-required" {
+                "Sent back for changes"
+            } else {
+                "Refused"
+            };
+            let named = names.name(&f.item);
+            let what = match &f.label {
+                Some(label) if named == inline(&f.item) => format!("“{}”", inline(label)),
+                _ => named,
+            };
+            Item::leaf(format!(
+                "{how} by {} {} on {}: {} ({what})",
+                article(&f.role),
+                inline(&f.role),
+                inline(&f.date),
+                inline(&f.reason)
+            ))
+        })
+        .collect();
+    nodes.push(list(4, ("refused item", "refused items"), items));
+    if review.refused > review.refusals.len() {
+        nodes.push(Node::Text(format!(
+            "    - and {} not listed in the package\n",
+            counted(
+                review.refused - review.refusals.len(),
+                "more refused item",
+                "more refused items"
+            )
+        )));
+    }
+    nodes
+}
+
 fn counted(n: usize, one: &str, many: &str) -> String {
     if n == 1 {
         format!("{n} {one}")
@@ -367,6 +423,9 @@ fn header(p: &Package, names: &Names, max_chars: usize) -> Vec<Node> {
                 "  - guidance regime: {}\n",
                 inline(regime)
             )));
+        }
+        if let Some(review) = &r.review {
+            children.extend(review_nodes(names, review));
         }
         // A record already listed under an earlier branch is named by its R-number only.
         let mut seen = BTreeSet::new();
@@ -683,6 +742,13 @@ fn header(p: &Package, names: &Names, max_chars: usize) -> Vec<Node> {
         text.push_str("- Review: the package selects no records.\n");
     } else {
         let _ = writeln!(text, "- Review: {}.", review.join("; "));
+    }
+    if let Some(basis) = &p.review_basis {
+        let _ = writeln!(
+            text,
+            "- Specialist review of the branches: {}",
+            inline(&basis.statement)
+        );
     }
     if !assertions.is_empty() {
         let kinds: Vec<String> = assertions

@@ -82,6 +82,44 @@ pub(crate) struct Package<'a> {
     pub guidance_regime: Option<GuidanceRegime<'a>>,
     #[serde(borrow, default)]
     pub declared_gaps: Vec<Gap<'a>>,
+    /// Richer profile from an index with reviews (issue 45).
+    #[serde(borrow, default)]
+    pub review_basis: Option<ReviewBasis<'a>>,
+}
+
+/// `review_basis`: the package's specialist review summary.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ReviewBasis<'a> {
+    #[serde(borrow)]
+    pub statement: Text<'a>,
+}
+
+/// A requirement's `review` (richer profile, index with reviews).
+#[derive(Debug, Deserialize)]
+pub(crate) struct Review<'a> {
+    #[serde(borrow)]
+    pub statement: Text<'a>,
+    #[serde(borrow, default)]
+    pub refusals: Vec<Refusal<'a>>,
+    #[serde(default)]
+    pub refused: usize,
+}
+
+/// A refused item of a requirement's closure.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Refusal<'a> {
+    #[serde(borrow)]
+    pub date: Text<'a>,
+    #[serde(borrow)]
+    pub decision: Text<'a>,
+    #[serde(borrow)]
+    pub item: Text<'a>,
+    #[serde(borrow, default)]
+    pub label: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub reason: Text<'a>,
+    #[serde(borrow)]
+    pub role: Text<'a>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -178,6 +216,8 @@ pub(crate) struct Requirement<'a> {
     pub limitations: Vec<Text<'a>>,
     #[serde(borrow, default)]
     pub regime: Option<Text<'a>>,
+    #[serde(borrow, default)]
+    pub review: Option<Review<'a>>,
 }
 
 #[derive(Debug, Deserialize)]

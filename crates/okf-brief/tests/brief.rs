@@ -4,7 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use okf_authoring::{CaptureFile, ProfileFile, build_onto};
+use okf_authoring::{
+    CaptureFile, ProfileFile, ReviewFile, build_onto, build_reviewed, item_sha256,
+};
 use okf_brief::{
     BriefError, BriefOptions, DEFAULT_MAX_CHARS, DIGEST_PREFIX, MAX_MAX_CHARS, MIN_MAX_CHARS,
     check_digest, render,
@@ -60,38 +62,44 @@ fn files(dir: &Path, ext: &str, recursive: bool, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The hospital profile's files and the frozen captures, read the way `okf build` reads them.
+fn hospital_inputs() -> (Vec<ProfileFile>, Vec<CaptureFile>) {
+    let mut toml = Vec::new();
+    files(
+        &root().join("profiles/dwp-hospital"),
+        "toml",
+        false,
+        &mut toml,
+    );
+    let profile: Vec<ProfileFile> = toml
+        .iter()
+        .map(|p| ProfileFile {
+            name: p.file_name().unwrap().to_string_lossy().into_owned(),
+            text: std::fs::read_to_string(p).unwrap(),
+        })
+        .collect();
+    let mut json = Vec::new();
+    files(
+        &root().join("../shared/dwp/source"),
+        "json",
+        true,
+        &mut json,
+    );
+    let captures: Vec<CaptureFile> = json
+        .iter()
+        .map(|p| CaptureFile {
+            name: p.display().to_string(),
+            bytes: std::fs::read(p).unwrap(),
+        })
+        .collect();
+    (profile, captures)
+}
+
 /// The hospital index, built the way `okf build profiles/dwp-hospital` builds it.
 fn hospital_index() -> &'static ContextIndex {
     static INDEX: OnceLock<ContextIndex> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut toml = Vec::new();
-        files(
-            &root().join("profiles/dwp-hospital"),
-            "toml",
-            false,
-            &mut toml,
-        );
-        let profile: Vec<ProfileFile> = toml
-            .iter()
-            .map(|p| ProfileFile {
-                name: p.file_name().unwrap().to_string_lossy().into_owned(),
-                text: std::fs::read_to_string(p).unwrap(),
-            })
-            .collect();
-        let mut json = Vec::new();
-        files(
-            &root().join("../shared/dwp/source"),
-            "json",
-            true,
-            &mut json,
-        );
-        let captures: Vec<CaptureFile> = json
-            .iter()
-            .map(|p| CaptureFile {
-                name: p.display().to_string(),
-                bytes: std::fs::read(p).unwrap(),
-            })
-            .collect();
+        let (profile, captures) = hospital_inputs();
         let built = build_onto(&profile, &captures, None).unwrap();
         ContextIndex::from_json_str(&built.json).unwrap()
     })
@@ -538,5 +546,138 @@ fn every_branch_gets_whole_evidence_before_any_branch_gets_all_of_its_own() {
             own.len()
         );
         earlier.extend(strs(&requirement["required"]));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Specialist review (issue 45): what the brief says per branch when the package carries it.
+
+const H: &str = "https://example.invalid/ask-okf/dwp-hospital/id/";
+const ROLE: &str = "DWP decision-making policy specialist";
+const REFUSAL: &str = "The edge must name the paragraph it rests on.";
+
+/// The hospital case package in the richer profile, from the index built with decisions
+/// approving the chapter 18 branch's closure and refusing one assertion of the Income Support
+/// branch.
+fn reviewed_hospital() -> String {
+    let (profile, captures) = hospital_inputs();
+    let plain = build_onto(&profile, &captures, None).unwrap().index;
+    let decide = |n: usize, route: &str, decision: &str, reason: &str| {
+        let item = format!("{H}{route}");
+        let json = serde_json::json!({
+            "schema": "okf-review-decision.v1", "item": item,
+            "item_sha256": item_sha256(&plain, &item).unwrap(), "decision": decision,
+            "reviewer": {"role": ROLE, "id": format!("r-{n}")}, "date": "2026-12-01", "reason": reason,
+        });
+        ReviewFile {
+            name: format!("reviews/{n}.json"),
+            bytes: json.to_string().into_bytes(),
+        }
+    };
+    let mut reviews: Vec<ReviewFile> = [
+        "assertion/hospital-ch18-0003",
+        "page/dmg-vol3-ch18/0003",
+        "page/dmg-vol3-ch18/0005",
+        "requirement/hospital-common",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, route)| decide(i + 1, route, "approved", "Checked against the captures."))
+    .collect();
+    reviews.push(decide(
+        9,
+        "assertion/hospital-routes-is-to-ch24",
+        "rejected",
+        REFUSAL,
+    ));
+    let built = build_reviewed(&profile, &captures, None, &reviews).unwrap();
+    let index = ContextIndex::from_json_str(&built.json).unwrap();
+    let case = read_json(&root().join("profiles/dwp-hospital/eval/case.json"));
+    let options = AssembleOptions {
+        regime_profile: true,
+        ..AssembleOptions::default()
+    };
+    assemble_with_options(
+        &index,
+        case["question"].as_str().unwrap(),
+        &Budget::default(),
+        None,
+        &options,
+    )
+    .unwrap()
+    .json
+}
+
+/// The lines under the branch whose heading line contains `label`, up to the next branch.
+fn branch_lines<'a>(text: &'a str, label: &str) -> Vec<&'a str> {
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !(l.starts_with("- Branch ") && l.contains(label)));
+    let head = lines
+        .next()
+        .unwrap_or_else(|| panic!("no branch {label}: {text}"));
+    std::iter::once(head)
+        .chain(lines.take_while(|l| l.starts_with("  ")))
+        .collect()
+}
+
+#[test]
+fn each_branch_says_who_reviewed_it_and_when_or_that_no_specialist_did_and_a_refusal_with_its_reason()
+ {
+    let package = reviewed_hospital();
+    let brief = assert_names_every_fact(&package, DEFAULT_MAX_CHARS);
+    let text = &brief.text;
+    let common = branch_lines(text, "Hospital admission: common guidance (DMG chapter 18)");
+    assert!(
+        common.contains(
+            &format!("  - specialist review: Reviewed by a {ROLE} on 2026-12-01.").as_str()
+        ),
+        "{common:#?}"
+    );
+    let is = branch_lines(
+        text,
+        "Hospital admission: Income Support (DMG chapters 24 and 23)",
+    );
+    let statement = is
+        .iter()
+        .find(|l| l.starts_with("  - specialist review: "))
+        .unwrap();
+    assert!(
+        statement.starts_with("  - specialist review: Not approved by a specialist: 1 of "),
+        "{statement}"
+    );
+    assert!(
+        is.contains(&format!("    - Refused by a {ROLE} on 2026-12-01: {REFUSAL} (“Chapter 18 routes the effect of hospital on IS to chapter 24”)").as_str()),
+        "{is:#?}"
+    );
+    let spc = branch_lines(
+        text,
+        "Hospital admission: State Pension Credit (DMG chapter 78)",
+    );
+    assert!(
+        spc.contains(&"  - specialist review: Not reviewed by a specialist."),
+        "{spc:#?}"
+    );
+    let p: Value = serde_json::from_str(&package).unwrap();
+    let summary = format!(
+        "- Specialist review of the branches: {}",
+        p["review_basis"]["statement"].as_str().unwrap()
+    );
+    assert!(text.lines().any(|l| l == summary), "{text}");
+    // Under a tiny budget the refusal is a list item, shortened like every other list.
+    let small = render(&package, &BriefOptions { max_chars: 12_000 }).unwrap();
+    check_digest(&small.text).unwrap();
+}
+
+#[test]
+fn without_review_facts_the_brief_says_nothing_about_specialist_review_of_branches() {
+    for package in [
+        hospital(true),
+        hospital(false),
+        example("How do I borrow books?"),
+    ] {
+        let text = render(&package, &BriefOptions::default()).unwrap().text;
+        assert!(!text.contains("specialist review:"));
+        assert!(!text.contains("Specialist review of the branches"));
     }
 }

@@ -103,6 +103,12 @@ pub struct ContextIndex {
     /// Restricted records resolve, are selected and are quoted like public ones
     /// ([`ContextIndex::revealing_restricted`]); false for every index as loaded.
     reveals_restricted: bool,
+    /// Position in `reviews` of the recorded review of each reviewed item id (issue 45);
+    /// empty for an index without reviews.
+    pub(crate) review_of: HashMap<String, u32>,
+    /// Per recorded review: whether it still binds its item ([`crate::review::reviews_current`]);
+    /// a stale review is never counted as a decision.
+    pub(crate) review_current: Vec<bool>,
 }
 
 /// Canonical JSON of a typed model value. Serialising writes canonical JSON because fields are
@@ -332,6 +338,14 @@ impl ContextIndex {
         }
 
         let (alias_groups, alias_by_first) = build_alias_table(&doc.records, false);
+        let review_of = doc
+            .reviews
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, r)| (r.item.clone(), index_u32(i)))
+            .collect();
+        let review_current = crate::review::reviews_current(&doc);
         Ok(ContextIndex {
             doc,
             compact_bytes,
@@ -351,6 +365,8 @@ impl ContextIndex {
             alias_groups,
             alias_by_first,
             reveals_restricted: false,
+            review_of,
+            review_current,
         })
     }
 

@@ -35,6 +35,7 @@ mod public;
 mod regime;
 mod resolve;
 pub mod review;
+mod reviewed;
 mod stored;
 pub mod text;
 pub mod validate;

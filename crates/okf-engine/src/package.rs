@@ -6,9 +6,11 @@
 
 use crate::canonical::{ByteCounter, HashSink, Sink, write_str, write_strs, write_u64};
 use crate::error::Error;
+use crate::index::ContextIndex;
 use crate::model::Requirement;
 use crate::model::{write_issue, write_issues};
 use crate::pass::{EvidenceStatus, Pass, limits, msg};
+use crate::reviewed::{self, RequirementReview};
 
 /// This engine's identifier, written into every package's `engine` field. It carries the crate
 /// version so that any change of output semantics changes the identifier too (spec W19).
@@ -127,7 +129,12 @@ fn write_path_spec<S: Sink + ?Sized>(
     out.byte(b'}');
 }
 
-fn write_requirement<S: Sink + ?Sized>(out: &mut S, req: &Requirement, missing: &[String]) {
+fn write_requirement<S: Sink + ?Sized>(
+    out: &mut S,
+    req: &Requirement,
+    missing: &[String],
+    review: Option<(&RequirementReview<'_>, &ContextIndex)>,
+) {
     out.byte(b'{');
     if let Some(covers) = &req.covers {
         out.raw("\"covers\":");
@@ -161,6 +168,9 @@ fn write_requirement<S: Sink + ?Sized>(out: &mut S, req: &Requirement, missing: 
             write_path_spec(out, &a, &r, &p.seed);
         }
         out.byte(b']');
+    }
+    if let Some((review, index)) = review {
+        review.write(out, index);
     }
     out.raw(",\"scope\":");
     write_str(out, &req.scope);
@@ -550,12 +560,15 @@ fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity:
         }
     }
     out.raw("],\"requirements\":[");
+    let reviews = reviewed::shown(pass);
     if !fallback {
         for (i, r) in pass.requirements.iter().enumerate() {
             if i > 0 {
                 out.byte(b',');
             }
-            write_requirement(out, &doc.requirements[r.requirement as usize], &r.missing);
+            let req = &doc.requirements[r.requirement as usize];
+            let review = reviews.then(|| RequirementReview::of(index, req));
+            write_requirement(out, req, &r.missing, review.as_ref().map(|v| (v, index)));
         }
     }
     out.raw("],\"resolved_concepts\":");
@@ -567,6 +580,9 @@ fn write_package<S: Sink>(out: &mut S, view: &PackageView<'_, '_, '_>, identity:
     if let Some(discovery) = setup.discovery {
         out.raw(",\"retrieval\":");
         discovery.retrieval.write(out, fallback);
+    }
+    if reviews {
+        reviewed::write_review_basis(out, pass);
     }
     if !fallback {
         write_routing_guards(out, pass);

@@ -5,6 +5,7 @@
 use crate::canonical::sha256_hex;
 use crate::model::IndexDocument;
 use serde::Serialize;
+use std::collections::{HashMap, HashSet};
 
 /// What kind of item a review names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -95,4 +96,41 @@ pub fn reviewable_items(doc: &IndexDocument) -> Vec<(&str, ReviewedKind, String)
             .map(|g| (g.id.as_str(), ReviewedKind::Gap, digest(g))),
     );
     out
+}
+
+/// Whether each recorded review (`doc.reviews`, in order) still binds its item: the id names
+/// exactly one item and that item's digest is the `item_sha256` the decision was made on. A
+/// review that does not is stale and is never counted as a decision (issue 45). Empty for an
+/// index without reviews. One pass over the items, then one digest per reviewed item.
+pub fn reviews_current(doc: &IndexDocument) -> Vec<bool> {
+    let Some(reviews) = doc.reviews.as_deref() else {
+        return Vec::new();
+    };
+    let wanted: HashSet<&str> = reviews.iter().map(|r| r.item.as_str()).collect();
+    // Every item whose id a review names, with its digest (several when kinds share an id).
+    let mut found: HashMap<&str, Vec<String>> = HashMap::new();
+    let mut note = |id: &'_ str, digest: &dyn Fn() -> String| {
+        if let Some(&key) = wanted.get(id) {
+            found.entry(key).or_default().push(digest());
+        }
+    };
+    for r in &doc.records {
+        note(&r.id, &|| self::digest(r));
+    }
+    for a in &doc.assertions {
+        note(&a.id, &|| self::digest(a));
+    }
+    for q in &doc.requirements {
+        note(&q.id, &|| self::digest(q));
+    }
+    for g in doc.gaps.iter().flatten() {
+        note(&g.id, &|| self::digest(g));
+    }
+    reviews
+        .iter()
+        .map(|r| match found.get(r.item.as_str()).map(Vec::as_slice) {
+            Some([only]) => *only == r.item_sha256,
+            _ => false,
+        })
+        .collect()
 }

@@ -673,6 +673,35 @@ fn okf_build_records_review_decisions_refuses_a_bad_one_writing_nothing_and_warn
     );
     let built = std::fs::read(&out).unwrap();
 
+    // In the richer profile the package carries the requirement's review and review_basis
+    // (issue 45 item 3), valid against the published schema; the brief says it.
+    let ask = |extra: &[&str]| {
+        let mut args = vec!["ask", "--index", out.to_str().unwrap(), "--regime-profile"];
+        args.extend_from_slice(extra);
+        args.push("How long is a loan?");
+        let o = okf(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let package: Value = serde_json::from_str(&ask(&[])).unwrap();
+    assert_valid(&schema(), &package);
+    let review = &package["requirements"][0]["review"];
+    assert_eq!(review["state"], "refused");
+    assert_eq!(
+        review["statement"],
+        "Not approved by a specialist: 1 of 3 items refused."
+    );
+    assert_eq!(
+        review["refusals"][0]["reason"],
+        "The rule governs the loan period only; renewals are a separate rule the edge does not reach."
+    );
+    assert_eq!(package["review_basis"]["approved"], 1);
+    let brief = ask(&["--brief"]);
+    assert!(
+        brief.contains("    - Refused by a Library policy specialist on 2026-12-02: The rule governs the loan period only; renewals are a separate rule the edge does not reach. (“Loans are governed by the rule”)\n"),
+        "{brief}"
+    );
+
     // The digest tool prints what the fixture's decision states.
     let concept = "https://x.example/concept/loans";
     let o = okf(&[
