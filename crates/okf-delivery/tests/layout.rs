@@ -29,7 +29,11 @@ fn every_member_is_cut_as_its_exact_canonical_text_and_counted() {
         let members = value.as_object().unwrap();
         for (key, member) in members {
             let expected = okf_engine::canonical::to_canonical_string(member).unwrap();
-            assert_eq!(context.member(key), Some(expected.as_str()), "{question}: {key}");
+            assert_eq!(
+                context.member(key),
+                Some(expected.as_str()),
+                "{question}: {key}"
+            );
             if let Some(items) = member.as_array() {
                 assert_eq!(context.count(key), items.len(), "{question}: {key}");
             }
