@@ -4,6 +4,7 @@
 use crate::doc::{self, Item, List, Node};
 use crate::view::{Gap, Package, Record, Requirement, Review, Selected, Text};
 use crate::{BRIEF_FORMAT, BriefError, DIGEST_LINE_CHARS};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -26,19 +27,26 @@ fn chars(s: &str) -> usize {
 /// Untrusted text of the package for one line: control characters (line ends included) become
 /// spaces, so a label cannot start a heading or a fence; bidirectional controls are shown
 /// escaped.
-fn inline(s: &str) -> String {
+fn inline(s: &str) -> Cow<'_, str> {
+    let bidi = |c: char| matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    // Most labels and ids need no change: borrowed, not copied. Control characters are below
+    // U+0020 or U+007F–U+009F, bidirectional controls are 3-byte sequences led by 0xE2, so
+    // text without those bytes is clean without decoding it.
+    let maybe_unclean = |b: &u8| *b < 0x20 || *b == 0x7f || *b == 0xc2 || *b == 0xe2;
+    if !s.as_bytes().iter().any(maybe_unclean) || !s.chars().any(|c| c.is_control() || bidi(c)) {
+        return Cow::Borrowed(s);
+    }
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
         if c.is_control() {
             out.push(' ');
-        } else if bidi {
+        } else if bidi(c) {
             out.extend(c.escape_unicode());
         } else {
             out.push(c);
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// A backtick fence longer than any run of backticks in `text` (at least three).
@@ -130,7 +138,7 @@ impl<'p> Names<'p> {
         } else if let Some(label) = self.concepts.get(id) {
             format!("“{}”", inline(label))
         } else {
-            inline(id)
+            inline(id).into_owned()
         }
     }
 
@@ -185,42 +193,37 @@ impl<'p> Names<'p> {
 }
 
 /// The first provenance locator of a record, or nothing.
-fn locator(record: &Record) -> String {
+fn locator<'r>(record: &'r Record) -> Cow<'r, str> {
     record
         .provenance
         .first()
-        .map(|p| inline(&p.locator))
-        .unwrap_or_else(|| "no locator".to_owned())
+        .map_or(Cow::Borrowed("no locator"), |p| inline(&p.locator))
 }
 
-fn kind_words(kind: &str) -> String {
+fn kind_words(kind: &str) -> Cow<'_, str> {
     match kind {
-        "evidence" => "evidence".to_owned(),
-        "concept" => "concept".to_owned(),
-        "scope" => "scope note".to_owned(),
+        "evidence" => "evidence".into(),
+        "concept" => "concept".into(),
+        "scope" => "scope note".into(),
         other => inline(other),
     }
 }
 
-fn assertion_words(status: &str) -> String {
+fn assertion_words(status: &str) -> Cow<'_, str> {
     match status {
-        "official" => "official text".to_owned(),
-        "normalized" => "text extracted from the source (normalized)".to_owned(),
-        "inferred" => "inferred by the bundle author (inferred)".to_owned(),
-        "model-derived" => {
-            "written with model assistance, not source text (model-derived)".to_owned()
-        }
+        "official" => "official text".into(),
+        "normalized" => "text extracted from the source (normalized)".into(),
+        "inferred" => "inferred by the bundle author (inferred)".into(),
+        "model-derived" => "written with model assistance, not source text (model-derived)".into(),
         other => inline(other),
     }
 }
 
-fn review_words(review: Option<&str>) -> String {
+fn review_words(review: Option<&str>) -> Cow<'_, str> {
     match review {
-        Some(r) if r.starts_with("unreviewed") => {
-            "unreviewed: not checked by a specialist".to_owned()
-        }
-        Some(r) => format!("marked with review status {}", inline(r)),
-        None => "without a declared review status".to_owned(),
+        Some(r) if r.starts_with("unreviewed") => "unreviewed: not checked by a specialist".into(),
+        Some(r) => format!("marked with review status {}", inline(r)).into(),
+        None => "without a declared review status".into(),
     }
 }
 
@@ -488,7 +491,9 @@ fn header(p: &Package, names: &Names, max_chars: usize) -> Vec<Node> {
             children.push(list(
                 4,
                 ("limitation", "limitations"),
-                own.iter().map(|l| Item::leaf(inline(l))).collect(),
+                own.iter()
+                    .map(|l| Item::leaf(inline(l).into_owned()))
+                    .collect(),
             ));
         }
         if !repeated.is_empty() {
@@ -565,7 +570,7 @@ fn header(p: &Package, names: &Names, max_chars: usize) -> Vec<Node> {
                 if issue.ids.len() <= 3 {
                     let named: Vec<String> = issue.ids.iter().map(|id| names.name(id)).collect();
                     Item::leaf(if named.is_empty() {
-                        message
+                        message.into_owned()
                     } else {
                         format!("{message} Names: {}.", named.join("; "))
                     })
@@ -632,7 +637,9 @@ fn header(p: &Package, names: &Names, max_chars: usize) -> Vec<Node> {
         let _ = writeln!(
             text,
             "- Date the question is about: {}",
-            g.as_of.as_deref().map_or("none given".to_owned(), inline)
+            g.as_of
+                .as_deref()
+                .map_or("none given".to_owned(), |s| inline(s).into_owned())
         );
     } else {
         let mut regimes: Vec<&str> = Vec::new();
@@ -667,12 +674,16 @@ fn header(p: &Package, names: &Names, max_chars: usize) -> Vec<Node> {
             ("concept", "concepts"),
             p.resolved_concepts
                 .iter()
-                .map(|c| Item::leaf(inline(&c.label)))
+                .map(|c| Item::leaf(inline(&c.label).into_owned()))
                 .collect(),
         ));
     }
     if !p.unresolved_terms.is_empty() {
-        let words: Vec<String> = p.unresolved_terms.iter().map(|t| inline(t)).collect();
+        let words: Vec<String> = p
+            .unresolved_terms
+            .iter()
+            .map(|t| inline(t).into_owned())
+            .collect();
         nodes.push(Node::Text(format!(
             "\nWords not recognised (nothing was looked up for them): {}\n",
             words.join(", ")
@@ -711,10 +722,10 @@ fn header(p: &Package, names: &Names, max_chars: usize) -> Vec<Node> {
     for s in &p.selected {
         let r = &s.record;
         *reviews
-            .entry(review_words(r.review_status.as_deref()))
+            .entry(review_words(r.review_status.as_deref()).into_owned())
             .or_default() += 1;
         *assertions
-            .entry(assertion_words(&r.assertion_status))
+            .entry(assertion_words(&r.assertion_status).into_owned())
             .or_default() += 1;
         for prov in &r.provenance {
             let date = prov.captured_at.split('T').next().unwrap_or_default();
@@ -722,7 +733,7 @@ fn header(p: &Package, names: &Names, max_chars: usize) -> Vec<Node> {
             if let Some(date) = &prov.source_date {
                 source_dates.insert(match &prov.source_date_kind {
                     Some(kind) => format!("{} ({})", inline(date), inline(kind)),
-                    None => inline(date),
+                    None => inline(date).into_owned(),
                 });
             }
         }
@@ -792,7 +803,7 @@ fn header(p: &Package, names: &Names, max_chars: usize) -> Vec<Node> {
             ("limitation", "limitations"),
             p.limitations
                 .iter()
-                .map(|l| Item::leaf(inline(l)))
+                .map(|l| Item::leaf(inline(l).into_owned()))
                 .collect(),
         ));
     }
