@@ -101,7 +101,10 @@ mod tests {
         let pages = capture["pages"].as_array().unwrap();
         assert_eq!(pages.len(), 2);
         assert_eq!(pages[1]["page"], 2);
-        assert_eq!(pages[1]["url"], "https://council.example/leaflet.pdf#page=2");
+        assert_eq!(
+            pages[1]["url"],
+            "https://council.example/leaflet.pdf#page=2"
+        );
         assert_eq!(pages[1]["text"], "Second page\n");
         for p in pages {
             assert_eq!(p["literal_sha256"], sha256_hex(p["text"].as_str().unwrap()));
@@ -118,6 +121,16 @@ mod tests {
 
     #[test]
     fn a_pdf_without_text_gives_no_capture() {
-        assert!(capture_pdf(b"%PDF", "\x0c  \n\x0c", "t", "", "https://x.example/a.pdf", "a").is_none());
+        assert!(
+            capture_pdf(
+                b"%PDF",
+                "\x0c  \n\x0c",
+                "t",
+                "",
+                "https://x.example/a.pdf",
+                "a"
+            )
+            .is_none()
+        );
     }
 }

@@ -29,7 +29,8 @@ pub(crate) struct CaptureArgs {
 const PDFTOTEXT: &str = "pdftotext";
 
 /// What to do when `pdftotext` cannot be run.
-const INSTALL_POPPLER: &str = "install Debian's poppler-utils (apt-get install poppler-utils), which provides it";
+const INSTALL_POPPLER: &str =
+    "install Debian's poppler-utils (apt-get install poppler-utils), which provides it";
 
 pub(crate) fn run(args: &CaptureArgs) -> Result<(), CliError> {
     let extension = args
@@ -57,7 +58,10 @@ pub(crate) fn run(args: &CaptureArgs) -> Result<(), CliError> {
     });
     let bytes = read(&args.file)?;
     let (capture, unit) = if pdf {
-        (capture_pdf(&args.file, &bytes, &args.url, &id)?, "one per PDF page")
+        (
+            capture_pdf(&args.file, &bytes, &args.url, &id)?,
+            "one per PDF page",
+        )
     } else {
         let capture = okf_authoring::capture_html(&bytes, &args.url, &id).ok_or_else(|| {
             CliError::Failed(format!(
@@ -111,7 +115,9 @@ fn capture_pdf(
         output
     })
     .map_err(|e| CliError::Failed(format!("{PDFTOTEXT}: {e}")))?;
-    let warnings = String::from_utf8_lossy(&output.stderr).trim_end().to_owned();
+    let warnings = String::from_utf8_lossy(&output.stderr)
+        .trim_end()
+        .to_owned();
     if !output.status.success() {
         return Err(CliError::Failed(format!(
             "{}: {PDFTOTEXT} {} failed ({}): {warnings}",

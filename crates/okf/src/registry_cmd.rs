@@ -84,7 +84,11 @@ fn pinned(
         return Err(CliError::Input(format!(
             "--bundle: {} has no [[bundle]] whose id is {id:?} (its ids: {})",
             path.display(),
-            if ids.is_empty() { "none".into() } else { ids.join(", ") }
+            if ids.is_empty() {
+                "none".into()
+            } else {
+                ids.join(", ")
+            }
         )));
     };
     let (label, index, sha256) = match version {
@@ -95,7 +99,11 @@ fn pinned(
                 return Err(CliError::Input(format!(
                     "--version: bundle {id} in {} has no [[bundle.versions]] whose name is {name:?} (its names: {})",
                     path.display(),
-                    if names.is_empty() { "none".into() } else { names.join(", ") }
+                    if names.is_empty() {
+                        "none".into()
+                    } else {
+                        names.join(", ")
+                    }
                 )));
             };
             (format!("bundle {id} version {name}"), &v.index, &v.sha256)
@@ -123,7 +131,10 @@ fn pinned(
     toml::from_str::<okf_server::registry::RegistryFile>(&out)
         .map_err(|e| invalid(format!("not a valid registry after pinning: {e}")))?;
     let message = if *sha256.get_ref() == digest {
-        format!("{label} already pinned: sha256 = {digest} ({})", index.display())
+        format!(
+            "{label} already pinned: sha256 = {digest} ({})",
+            index.display()
+        )
     } else {
         format!("{label} pinned: sha256 = {digest} ({})", index.display())
     };
@@ -170,7 +181,10 @@ mod tests {
     fn an_unknown_bundle_or_version_is_refused_by_its_field() {
         let path = with_index("unknown", b"{}");
         let e = pinned(REGISTRY, &path, "c", None).unwrap_err().to_string();
-        assert!(e.starts_with("--bundle:") && e.contains("\"c\"") && e.contains("a, b"), "{e}");
+        assert!(
+            e.starts_with("--bundle:") && e.contains("\"c\"") && e.contains("a, b"),
+            "{e}"
+        );
         let e = pinned(REGISTRY, &path, "b", Some("old"))
             .unwrap_err()
             .to_string();
