@@ -355,7 +355,11 @@ fn the_evaluation_case_schema_agrees_with_the_case_reader() {
             if path.is_dir() {
                 dirs.push(path);
             } else if path.extension().is_some_and(|e| e == "json") {
-                files.push(path.to_string_lossy().into_owned());
+                // Controls files live beside the cases; only cases say this schema.
+                let value: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+                if value["schema"] == okf_eval::case::CASE_SCHEMA {
+                    files.push(path.to_string_lossy().into_owned());
+                }
             }
         }
     }
@@ -367,14 +371,21 @@ fn the_evaluation_case_schema_agrees_with_the_case_reader() {
         assert!(errors.is_empty(), "{file}: {errors:?}");
         okf_eval::Case::from_slice(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
     }
-    let base = read_json(&shared("dwp/evaluation/context-assembly/imprisonment-case.json"));
+    let base = read_json(&shared(
+        "dwp/evaluation/context-assembly/imprisonment-case.json",
+    ));
     let broken: [(&str, fn(&mut Value)); 8] = [
         ("another schema", |c| c["schema"] = json!("x")),
         ("an extra key", |c| c["notes"] = json!("x")),
         ("an empty id", |c| c["id"] = json!("")),
-        ("an unknown status", |c| c["expected"]["evidence_status"] = json!("maybe")),
+        ("an unknown status", |c| {
+            c["expected"]["evidence_status"] = json!("maybe")
+        }),
         ("no forbidden_records", |c| {
-            c["expected"].as_object_mut().unwrap().remove("forbidden_records");
+            c["expected"]
+                .as_object_mut()
+                .unwrap()
+                .remove("forbidden_records");
         }),
         ("a short digest", |c| {
             c["expected"]["sources"][0]["literal_sha256"] = json!("abc");
@@ -382,7 +393,9 @@ fn the_evaluation_case_schema_agrees_with_the_case_reader() {
         ("an unknown boundary member", |c| {
             c["expected"]["boundaries"][0]["label"] = json!("x");
         }),
-        ("a null list", |c| c["expected"]["unresolved_terms"] = Value::Null),
+        ("a null list", |c| {
+            c["expected"]["unresolved_terms"] = Value::Null
+        }),
     ];
     for (label, mutate) in broken {
         let mut case = base.clone();
