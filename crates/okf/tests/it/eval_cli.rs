@@ -336,6 +336,9 @@ fn lint_of_an_invalid_index_exits_2() {
     assert_eq!(code(&out), 2);
 }
 
+/// A change made to a copy of a case.
+type Mutation = fn(&mut Value);
+
 /// Every case the project holds and the DWP cases, and broken copies of one: the published
 /// schema (schemas/evaluation-case.schema.json) and the reader `okf eval` uses agree on each.
 #[test]
@@ -374,7 +377,7 @@ fn the_evaluation_case_schema_agrees_with_the_case_reader() {
     let base = read_json(&shared(
         "dwp/evaluation/context-assembly/imprisonment-case.json",
     ));
-    let broken: [(&str, fn(&mut Value)); 8] = [
+    let broken: [(&str, Mutation); 8] = [
         ("another schema", |c| c["schema"] = json!("x")),
         ("an extra key", |c| c["notes"] = json!("x")),
         ("an empty id", |c| c["id"] = json!("")),
