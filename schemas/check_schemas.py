@@ -17,7 +17,9 @@ Needs only the standard library and the `jsonschema` package (>= 4.18, for `refe
       are grounded, quote a fragment (quote_not_whole_sentence, with its sentences) and quote
       another record (quote_in_other_record, with where), and rejects altered reports;
   (f) review-decision.schema.json accepts the review fixture's decision files (which `okf build`
-      applies) and rejects the refusal cases `okf build` refuses by shape.
+      applies) and rejects the refusal cases `okf build` refuses by shape;
+  (g) evaluation-case.schema.json accepts every evaluation case in the repository and the DWP
+      cases in ../shared/dwp (read in place), and rejects broken copies that `okf eval` refuses.
 
 Exit status 0 only if everything passed. Usage:
 
@@ -171,7 +173,7 @@ def check_schema_documents(schemas):
     expected = {
         "package.schema.json", "ask-request.schema.json", "error.schema.json",
         "bundles.schema.json", "health.schema.json", "explain.schema.json",
-        "review-decision.schema.json",
+        "review-decision.schema.json", "evaluation-case.schema.json",
     }
     missing = expected - set(schemas)
     if missing:
@@ -643,6 +645,74 @@ def check_review_decisions(schemas):
     expect_invalid(v, dict(d, reviewer={"role": "Specialist"}), "a reviewer without id", "reviewer")
 
 
+# ----------------------------------------------------------------------------- (g)
+CASE_SCHEMA = "okf-context-evaluation-case.v1"
+# The DWP cases, read where they are (never copied into the project).
+SHARED_CASES = [
+    SHARED / "dwp" / "evaluation" / "context-assembly" / "imprisonment-case.json",
+    SHARED / "dwp" / "evaluation" / "remote-mcp" / "hospital-case.json",
+]
+
+
+def repository_cases():
+    """Every JSON file in the repository (build output and dependencies aside) that says it is an
+    evaluation case."""
+    found = []
+    for path in sorted(ROOT.rglob("*.json")):
+        parts = set(path.relative_to(ROOT).parts)
+        if parts & {"target", "node_modules", ".git"}:
+            continue
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if isinstance(doc, dict) and doc.get("schema") == CASE_SCHEMA:
+            found.append((path.relative_to(ROOT), doc))
+    return found
+
+
+def check_evaluation_cases(schemas):
+    print("(g) evaluation cases")
+    v = validator(schemas["evaluation-case.schema.json"])
+    cases = repository_cases()
+    if len(cases) < 2:
+        fail("repository cases", f"found {len(cases)} evaluation case file(s); expected the example's and the DWP profile's")
+    for rel, doc in cases:
+        expect_valid(v, doc, f"case {rel}")
+    for path in SHARED_CASES:
+        if not path.is_file():
+            fail(f"case {path.name}", f"{path} is missing (../shared/dwp is needed)")
+            continue
+        expect_valid(v, json.loads(path.read_text(encoding="utf-8")), f"case ../shared/dwp/{path.relative_to(SHARED / 'dwp')}")
+    if not cases:
+        return
+    base = next((doc for rel, doc in cases if doc["expected"]["sources"] and doc["expected"]["boundaries"]), cases[0][1])
+
+    def broken(mutate):
+        doc = copy.deepcopy(base)
+        mutate(doc)
+        return doc
+
+    expected = lambda d: d["expected"]
+    expect_invalid(v, broken(lambda d: d.update(schema="okf-context-evaluation-case.v2")), "case: another schema", "schema")
+    expect_invalid(v, broken(lambda d: d.update(notes="x")), "case: an extra key (the case is closed)")
+    expect_invalid(v, broken(lambda d: expected(d).update(evidence_status="maybe")),
+                   "case: an unknown evidence_status", "expected/evidence_status")
+    expect_invalid(v, broken(lambda d: expected(d).pop("forbidden_records")),
+                   "case: expected without forbidden_records", "expected")
+    expect_invalid(v, broken(lambda d: d.update(question="")), "case: an empty question", "question")
+    if base["expected"]["sources"]:
+        expect_invalid(v, broken(lambda d: expected(d)["sources"][0].update(source_sha256="ABC")),
+                       "case: a source digest that is not 64 hex", "expected/sources/0/source_sha256")
+        expect_invalid(v, broken(lambda d: expected(d)["sources"][0].update(page=3)),
+                       "case: an extra key in a source", "expected/sources/0")
+    if base["expected"]["boundaries"]:
+        expect_invalid(v, broken(lambda d: expected(d)["boundaries"][0].update(access="internal")),
+                       "case: an unknown boundary access", "expected/boundaries/0/access")
+    expect_invalid(v, broken(lambda d: expected(d).update(paths=[{"seed": "a", "assertions": [], "records": ["a"], "length": 0}])),
+                   "case: an extra key in a path", "expected/paths/0")
+
+
 def main():
     schemas = load_schemas()
     check_schema_documents(schemas)
@@ -653,6 +723,7 @@ def main():
     check_api_documents(schemas)
     check_answer_reports(schemas)
     check_review_decisions(schemas)
+    check_evaluation_cases(schemas)
     summary = f"{passed} checks passed, {len(failures)} failed, {len(skipped)} skipped"
     if failures:
         print("FAILED: " + summary)

@@ -4,7 +4,7 @@ use crate::format::{DATE_PATTERN, LOGICAL_ID_PATTERN, NOT_BLANK_PATTERN};
 use serde_json::{Map, Value, json};
 
 /// Schema files served under `/schemas/<name>`, embedded at build time.
-pub const FILES: [(&str, &str); 12] = [
+pub const FILES: [(&str, &str); 13] = [
     (
         "package.schema.json",
         include_str!("../../../schemas/package.schema.json"),
@@ -52,6 +52,10 @@ pub const FILES: [(&str, &str); 12] = [
     (
         "review-decision.schema.json",
         include_str!("../../../schemas/review-decision.schema.json"),
+    ),
+    (
+        "evaluation-case.schema.json",
+        include_str!("../../../schemas/evaluation-case.schema.json"),
     ),
 ];
 

@@ -14,6 +14,7 @@ mod compose;
 mod error;
 mod html;
 mod origin;
+mod pdf;
 mod profile;
 mod review;
 mod scaffold;
@@ -23,6 +24,7 @@ pub use compile::{Built, PROFILE_FILE, build, build_onto, build_reviewed};
 pub use compose::ResolvedGap;
 pub use error::{Error, Rule};
 pub use html::{HTML_EXTRACTOR, capture_html};
+pub use pdf::{PDF_EXTRACTOR, PDFTOTEXT_ARGS, PDFTOTEXT_METHOD, capture_pdf, pdf_pages};
 pub use review::{
     Decision, MAX_DECISION_BYTES, REVIEW_DECISION_SCHEMA, ReviewFile, StaleReview, decode_decision,
     item_sha256,

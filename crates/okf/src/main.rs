@@ -14,6 +14,7 @@ mod explain_cmd;
 mod init_cmd;
 mod lint_cmd;
 mod log_lines;
+mod registry_cmd;
 mod review_cmd;
 mod serve_cmd;
 mod staged;
@@ -73,8 +74,11 @@ enum Command {
     Build(build_cmd::BuildArgs),
     /// Write a first authoring profile for a folder of captured page files.
     Init(init_cmd::InitArgs),
-    /// Make a captured page file from a published HTML publication, one page per section.
+    /// Make a captured page file from a published HTML publication (one page per section) or PDF (one per page).
     Capture(capture_cmd::CaptureArgs),
+    /// Registry files: write a bundle's index digest into its entry (`okf registry pin`).
+    #[command(subcommand)]
+    Registry(registry_cmd::RegistryCommand),
     /// Review decisions: print the item_sha256 a decision about an item must state.
     #[command(subcommand)]
     Review(review_cmd::ReviewCommand),
@@ -306,6 +310,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Build(args) => build_cmd::run(&args),
         Command::Init(args) => init_cmd::run(&args),
         Command::Capture(args) => capture_cmd::run(&args),
+        Command::Registry(command) => registry_cmd::run(&command),
         Command::Review(command) => review_cmd::run(command),
         Command::Workbench(command) => workbench_cmd::run(command),
     }

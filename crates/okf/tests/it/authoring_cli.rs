@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use crate::common::{Server, okf, shared, stderr, stdout, temp_dir};
+use crate::common::{Server, okf, require_pdftotext, shared, small_pdf, stderr, stdout, temp_dir};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -779,4 +779,141 @@ fn okf_build_records_review_decisions_refuses_a_bad_one_writing_nothing_and_warn
             .ends_with("001-concept-loans.json")
     );
     assert_eq!(stale[0]["ids"][0], json!(concept));
+}
+
+#[test]
+fn okf_capture_of_a_pdf_is_one_page_per_pdf_page_and_the_same_bytes_twice() {
+    require_pdftotext();
+    let dir = temp_dir("capture-pdf");
+    let pdf = dir.join("leaflet.pdf");
+    let bytes = small_pdf(&[
+        &["Council Tax Reduction", "A short guide (2026)"],
+        &[],
+        &[
+            "Students",
+            "Full-time students cannot usually get a reduction.",
+        ],
+    ]);
+    std::fs::write(&pdf, &bytes).unwrap();
+    let url = "https://council.example/leaflet.pdf";
+    let capture = |out: &Path| {
+        let o = okf(&[
+            "capture",
+            pdf.to_str().unwrap(),
+            "--url",
+            url,
+            "--id",
+            "ctr-leaflet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            stdout(&o).contains("3 page(s) (one per PDF page)"),
+            "{}",
+            stdout(&o)
+        );
+        std::fs::read(out).unwrap()
+    };
+    let first = capture(&dir.join("leaflet.json"));
+    assert_eq!(
+        first,
+        capture(&dir.join("again.json")),
+        "the same file gives the same bytes"
+    );
+    let value: Value = serde_json::from_slice(&first).unwrap();
+    assert_eq!(value["document_id"], "ctr-leaflet");
+    assert_eq!(value["source_url"], url);
+    assert_eq!(
+        value["source_sha256"],
+        okf_engine::canonical::sha256_hex(&bytes)
+    );
+    // The DWP captures' convention: `pdftotext -layout -enc UTF-8`, the text between form
+    // feeds with the trailing one dropped, empty pages kept, `#page=N` links.
+    let extraction = &value["extraction"];
+    assert_eq!(extraction["method"], "pdftotext -layout -enc UTF-8");
+    assert_eq!(extraction["extractor"], "okf-authoring pdf-pages/1");
+    let tool = std::process::Command::new("pdftotext")
+        .arg("-v")
+        .output()
+        .unwrap();
+    let version = String::from_utf8_lossy(&tool.stderr)
+        .lines()
+        .next()
+        .unwrap()
+        .trim()
+        .to_owned();
+    assert_eq!(extraction["tool"], version);
+    let direct = std::process::Command::new("pdftotext")
+        .args(["-layout", "-enc", "UTF-8", pdf.to_str().unwrap(), "-"])
+        .output()
+        .unwrap();
+    let direct = String::from_utf8(direct.stdout).unwrap();
+    let expected: Vec<&str> = direct
+        .strip_suffix('\u{c}')
+        .unwrap()
+        .split('\u{c}')
+        .collect();
+    let pages = value["pages"].as_array().unwrap();
+    let texts: Vec<&str> = pages.iter().map(|p| p["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, expected);
+    assert_eq!(
+        texts[1], "",
+        "an empty page is kept, so page N is PDF page N"
+    );
+    assert!(
+        texts[2].contains("Full-time students cannot usually get a reduction."),
+        "{texts:?}"
+    );
+    for (i, p) in pages.iter().enumerate() {
+        assert_eq!(p["page"], i + 1);
+        assert_eq!(p["url"], format!("{url}#page={}", i + 1));
+        let text = p["text"].as_str().unwrap();
+        assert_eq!(
+            p["literal_sha256"],
+            okf_engine::canonical::sha256_hex(text.as_bytes())
+        );
+    }
+    // Not a PDF inside: refused before anything runs.
+    std::fs::write(dir.join("fake.pdf"), b"<html></html>").unwrap();
+    let o = okf(&[
+        "capture",
+        dir.join("fake.pdf").to_str().unwrap(),
+        "--url",
+        url,
+        "--out",
+        dir.join("fake.json").to_str().unwrap(),
+    ]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("not a PDF"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.join("fake.json").exists());
+}
+
+#[test]
+fn okf_capture_of_a_pdf_names_poppler_when_pdftotext_is_missing() {
+    let dir = temp_dir("capture-pdf-missing");
+    std::fs::create_dir_all(dir.join("empty-path")).unwrap();
+    std::fs::write(dir.join("a.pdf"), small_pdf(&[&["Text"]])).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_okf"))
+        .args([
+            "capture",
+            dir.join("a.pdf").to_str().unwrap(),
+            "--url",
+            "https://council.example/a.pdf",
+            "--out",
+            dir.join("a.json").to_str().unwrap(),
+        ])
+        .env("PATH", dir.join("empty-path"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let said = stderr(&o);
+    assert!(
+        said.contains("pdftotext") && said.contains("poppler-utils"),
+        "{said}"
+    );
+    assert!(!dir.join("a.json").exists());
 }

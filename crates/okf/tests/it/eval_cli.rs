@@ -335,3 +335,84 @@ fn lint_of_an_invalid_index_exits_2() {
     let out = okf(&["lint", "--index", file.to_str().unwrap()]);
     assert_eq!(code(&out), 2);
 }
+
+/// A change made to a copy of a case.
+type Mutation = fn(&mut Value);
+
+/// Every case the project holds and the DWP cases, and broken copies of one: the published
+/// schema (schemas/evaluation-case.schema.json) and the reader `okf eval` uses agree on each.
+#[test]
+fn the_evaluation_case_schema_agrees_with_the_case_reader() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join("schemas/evaluation-case.schema.json")).unwrap();
+    let schema = jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).unwrap();
+    let mut files = vec![
+        example("case.json"),
+        shared("dwp/evaluation/context-assembly/imprisonment-case.json"),
+        shared("dwp/evaluation/remote-mcp/hospital-case.json"),
+    ];
+    let mut dirs = vec![root.join("profiles/dwp-hospital/eval")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                // Controls files live beside the cases; only cases say this schema.
+                let value: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+                if value["schema"] == okf_eval::case::CASE_SCHEMA {
+                    files.push(path.to_string_lossy().into_owned());
+                }
+            }
+        }
+    }
+    assert!(files.len() >= 10, "{files:?}");
+    for file in &files {
+        let bytes = std::fs::read(file).unwrap();
+        let value: Value = serde_json::from_slice(&bytes).unwrap();
+        let errors: Vec<String> = schema.iter_errors(&value).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{file}: {errors:?}");
+        okf_eval::Case::from_slice(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
+    }
+    let base = read_json(&shared(
+        "dwp/evaluation/context-assembly/imprisonment-case.json",
+    ));
+    let broken: [(&str, Mutation); 8] = [
+        ("another schema", |c| c["schema"] = json!("x")),
+        ("an extra key", |c| c["notes"] = json!("x")),
+        ("an empty id", |c| c["id"] = json!("")),
+        ("an unknown status", |c| {
+            c["expected"]["evidence_status"] = json!("maybe")
+        }),
+        ("no forbidden_records", |c| {
+            c["expected"]
+                .as_object_mut()
+                .unwrap()
+                .remove("forbidden_records");
+        }),
+        ("a short digest", |c| {
+            c["expected"]["sources"][0]["literal_sha256"] = json!("abc");
+        }),
+        ("an unknown boundary member", |c| {
+            c["expected"]["boundaries"][0]["label"] = json!("x");
+        }),
+        ("a null list", |c| {
+            c["expected"]["unresolved_terms"] = Value::Null
+        }),
+    ];
+    for (label, mutate) in broken {
+        let mut case = base.clone();
+        mutate(&mut case);
+        assert!(!schema.is_valid(&case), "the schema accepts {label}");
+        assert!(
+            okf_eval::Case::from_slice(&serde_json::to_vec(&case).unwrap()).is_err(),
+            "the reader accepts {label}"
+        );
+    }
+    // Optional members may be absent or null, for both.
+    let mut nulls = base.clone();
+    nulls["expected"]["budget_truncated"] = Value::Null;
+    nulls["expected"]["sources"][0]["url"] = Value::Null;
+    assert!(schema.is_valid(&nulls));
+    okf_eval::Case::from_slice(&serde_json::to_vec(&nulls).unwrap()).unwrap();
+}

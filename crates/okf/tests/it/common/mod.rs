@@ -1,6 +1,9 @@
 //! Helpers for tests that run the real `okf` binary and talk HTTP to `okf serve`.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+mod pdf;
+pub use pdf::{require_pdftotext, small_pdf};
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
