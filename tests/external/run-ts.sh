@@ -25,4 +25,4 @@ if [ -z "${OKF_BIN:-}" ]; then
   export OKF_BIN="$target_dir/debug/okf"
 fi
 
-exec "$node22" --test --test-concurrency=1 --test-timeout=600000 ts-clients.test.mjs hosts.test.mjs strict-hosts.test.mjs gemini-hosts.test.mjs conformance.test.mjs oauth.test.mjs
+exec "$node22" --test --test-concurrency=1 --test-timeout=600000 schema-patterns.test.mjs ts-clients.test.mjs hosts.test.mjs strict-hosts.test.mjs gemini-hosts.test.mjs conformance.test.mjs oauth.test.mjs
