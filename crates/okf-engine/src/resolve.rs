@@ -2,7 +2,7 @@
 
 use crate::canonical::cmp_utf16;
 use crate::index::{ContextIndex, index_u32};
-use crate::text::{TokenStreams, is_scaffolding};
+use crate::text::{TokenStreams, inflects, is_scaffolding, uninflected_candidates};
 use std::collections::{HashMap, HashSet};
 
 /// Comparison operations resolution may spend before it stops (spec §2.4).
@@ -80,11 +80,11 @@ pub fn resolve(index: &ContextIndex, question: &str) -> Resolution {
     // Candidate spans keyed by (start, length), each with the groups that matched it.
     let mut spans: Vec<(usize, usize, Vec<u32>)> = Vec::new();
     let mut span_pos: HashMap<(usize, usize), usize> = HashMap::new();
+    // Matches of an inflected question word (issue 44): a plural of an alias's last word, or a
+    // verb form of a single-word alias. Only case-insensitive aliases are inflected.
+    let mut inflected: Vec<(usize, usize, u32)> = Vec::new();
     'matching: for s in 0..folded.len() {
-        let Some(groups) = index.alias_by_first.get(&folded[s]) else {
-            continue;
-        };
-        for &g in groups {
+        for &g in index.alias_by_first.get(&folded[s]).into_iter().flatten() {
             let group = &index.alias_groups[g as usize];
             let len = group.tokens.len();
             work += len as u64;
@@ -97,10 +97,10 @@ pub fn resolve(index: &ContextIndex, question: &str) -> Resolution {
             } else {
                 folded
             };
-            if stream
-                .get(s..s + len)
-                .is_some_and(|window| window == group.tokens.as_slice())
-            {
+            let Some(window) = stream.get(s..s + len) else {
+                continue;
+            };
+            if window == group.tokens.as_slice() {
                 match span_pos.get(&(s, len)) {
                     Some(&p) => spans[p].2.push(g),
                     None => {
@@ -108,6 +108,46 @@ pub fn resolve(index: &ContextIndex, question: &str) -> Resolution {
                         spans.push((s, len, vec![g]));
                     }
                 }
+            } else if len > 1
+                && !group.case_sensitive
+                && window[..len - 1] == group.tokens[..len - 1]
+                && inflects(&window[len - 1], &group.tokens[len - 1], false)
+            {
+                inflected.push((s, len, g));
+            }
+        }
+        for base in uninflected_candidates(&folded[s]) {
+            work += 1;
+            if work > RESOLUTION_WORK_LIMIT {
+                truncated = true;
+                break 'matching;
+            }
+            for &g in index.alias_by_first.get(&base).into_iter().flatten() {
+                let group = &index.alias_groups[g as usize];
+                if group.tokens.len() == 1
+                    && !group.case_sensitive
+                    && group.tokens[0] == base
+                    && inflects(&folded[s], &base, true)
+                {
+                    inflected.push((s, 1, g));
+                }
+            }
+        }
+    }
+    // A span some alias matches as written is never also read as an inflection, so a word that
+    // is itself a declared alias ("payments") keeps only that alias's meaning.
+    let exact_spans = spans.len();
+    for (s, len, g) in inflected {
+        match span_pos.get(&(s, len)) {
+            Some(&p) if p < exact_spans => {}
+            Some(&p) => {
+                if !spans[p].2.contains(&g) {
+                    spans[p].2.push(g);
+                }
+            }
+            None => {
+                span_pos.insert((s, len), spans.len());
+                spans.push((s, len, vec![g]));
             }
         }
     }
@@ -191,11 +231,21 @@ pub fn resolve(index: &ContextIndex, question: &str) -> Resolution {
         )
     });
     ambiguities.sort_by(|a, b| cmp_utf16(&a.phrase, &b.phrase));
+    // The publisher's neutral words (sorted and unique: validated), dropped like scaffolding.
+    let neutral: &[String] = index
+        .document()
+        .vocabulary
+        .as_ref()
+        .map_or(&[], |v| v.neutral.as_slice());
+    let is_neutral = |token: &str| neutral.binary_search_by(|w| cmp_utf16(w, token)).is_ok();
     let mut unresolved_terms: Vec<String> = folded
         .iter()
         .zip(&covered)
-        .filter(|(token, covered)| !**covered && !is_scaffolding(token))
-        .map(|(token, _)| token.clone())
+        .zip(&streams.possessive)
+        .filter(|((token, covered), possessive)| {
+            !**covered && !**possessive && !is_scaffolding(token) && !is_neutral(token)
+        })
+        .map(|((token, _), _)| token.clone())
         .collect();
     unresolved_terms.sort_by(|a, b| cmp_utf16(a, b));
     unresolved_terms.dedup();

@@ -398,7 +398,38 @@ pub fn validate_document(
     }
     validate_gaps_and_regimes(doc, &record_ids)?;
     validate_parts(doc)?;
-    validate_reviews(doc)
+    validate_reviews(doc)?;
+    validate_vocabulary(doc)
+}
+
+/// Largest number of neutral words an index may declare.
+pub const MAX_NEUTRAL_WORDS: usize = 1000;
+/// Longest neutral word, in UTF-16 code units.
+pub const MAX_NEUTRAL_WORD_LEN: usize = 64;
+
+/// The additive `vocabulary` (issue 44): closed and typed by serde; here bounded, each word one
+/// folded token that is not built-in scaffolding, sorted and unique, so the engine can search
+/// it and the canonical JSON has one spelling.
+fn validate_vocabulary(doc: &IndexDocument) -> Result<(), Error> {
+    let Some(vocabulary) = &doc.vocabulary else {
+        return Ok(());
+    };
+    let words = &vocabulary.neutral;
+    check_count("vocabulary.neutral", words, 1, MAX_NEUTRAL_WORDS)?;
+    for (i, w) in words.iter().enumerate() {
+        let path = format!("vocabulary.neutral[{i}]");
+        check_len(&path, w, MAX_NEUTRAL_WORD_LEN)?;
+        if crate::text::folded_tokens(w) != [w.as_str()] {
+            return Err(fail(path, IndexRule::NotOneFoldedWord));
+        }
+        if crate::text::is_scaffolding(w) {
+            return Err(fail(path, IndexRule::NeutralWordIsScaffolding));
+        }
+        if i > 0 && crate::canonical::cmp_utf16(&words[i - 1], w) != std::cmp::Ordering::Less {
+            return Err(fail(path, IndexRule::VocabularyNotSorted));
+        }
+    }
+    Ok(())
 }
 
 /// Largest number of recorded reviews: one per item the index may hold.
