@@ -256,3 +256,111 @@ pub fn resolve(index: &ContextIndex, question: &str) -> Resolution {
         truncated,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::model::{Alias, Vocabulary};
+
+    const EXAMPLE: &str = include_str!("../../okf/example/index.json");
+    const BORROWING: &str = "https://example.org/okf-example/concept/borrowing";
+    const CARD: &str = "https://example.org/okf-example/concept/library-card";
+    const HOURS: &str = "https://example.org/okf-example/concept/opening-hours";
+    const ROOM: &str = "https://example.org/okf-example/concept/meeting-room";
+
+    fn example() -> ContextIndex {
+        ContextIndex::from_json_slice(EXAMPLE.as_bytes()).unwrap()
+    }
+
+    fn with(edit: impl FnOnce(&mut crate::model::IndexDocument)) -> ContextIndex {
+        let mut doc = example().document().clone();
+        edit(&mut doc);
+        ContextIndex::new(doc).unwrap()
+    }
+
+    fn ids(index: &ContextIndex, r: &Resolution) -> Vec<String> {
+        let records = &index.document().records;
+        r.concepts
+            .iter()
+            .map(|c| records[c.record as usize].id.clone())
+            .collect()
+    }
+
+    #[test]
+    fn a_possessive_resolves_as_its_alias_and_leaves_no_lone_s() {
+        let index = example();
+        let r = resolve(&index, "What is the library card's loan period?");
+        assert_eq!(ids(&index, &r), [BORROWING, CARD]);
+        assert!(r.unresolved_terms.is_empty(), "{:?}", r.unresolved_terms);
+        // A plural possessive is a plural: "library cards'" is the alias "library cards".
+        let r = resolve(&index, "What is the library cards\u{2019} loan period?");
+        assert_eq!(ids(&index, &r), [BORROWING, CARD]);
+        assert!(r.unresolved_terms.is_empty());
+        // An "s" that follows no apostrophe is still a word.
+        let r = resolve(&index, "What is the library card s loan period?");
+        assert_eq!(r.unresolved_terms, ["s"]);
+    }
+
+    #[test]
+    fn a_plural_of_a_declared_alias_resolves_to_it_on_the_aliases_last_word() {
+        let index = example();
+        // "room hire" is declared, "room hires" is not: the longer phrase beats the
+        // ambiguous "room".
+        let r = resolve(&index, "Explain room hires");
+        assert_eq!(ids(&index, &r), [ROOM]);
+        assert!(r.unresolved_terms.is_empty() && r.ambiguities.is_empty());
+        assert_eq!(r.concepts[0].matched, ["room hire"]);
+        // Only the question's word is inflected, never the alias: "late returns" is declared,
+        // "late return" is not a form of it.
+        let r = resolve(&index, "Explain late return");
+        assert!(r.concepts.is_empty());
+    }
+
+    #[test]
+    fn a_verb_form_of_a_single_word_alias_resolves_and_a_multi_word_one_does_not() {
+        let index = example();
+        let r = resolve(&index, "What if I borrowed it?");
+        assert_eq!(ids(&index, &r), [BORROWING]);
+        assert!(r.unresolved_terms.is_empty());
+        // "late returns" is declared; its last word is not read as a verb.
+        let r = resolve(&index, "Explain late returning");
+        assert!(r.concepts.is_empty());
+        assert_eq!(r.unresolved_terms, ["late", "returning"]);
+    }
+
+    #[test]
+    fn a_word_that_is_itself_a_declared_alias_keeps_only_that_aliases_meaning() {
+        // "renewals" is an alias of borrowing; "renewal" is made an alias of opening hours.
+        let index = with(|doc| {
+            let hours = doc.records.iter_mut().find(|r| r.id == HOURS).unwrap();
+            hours
+                .aliases
+                .get_or_insert_with(Vec::new)
+                .push(Alias::Plain("renewal".into()));
+        });
+        let r = resolve(&index, "Explain renewals");
+        assert_eq!(ids(&index, &r), [BORROWING]);
+        assert!(r.ambiguities.is_empty());
+        let r = resolve(&index, "Explain renewal");
+        assert_eq!(ids(&index, &r), [HOURS]);
+    }
+
+    #[test]
+    fn neutral_words_are_dropped_like_scaffolding_only_when_the_index_declares_them() {
+        let question = "How do I still borrow books?";
+        assert_eq!(resolve(&example(), question).unresolved_terms, ["still"]);
+        let index = with(|doc| {
+            doc.vocabulary = Some(Vocabulary {
+                neutral: vec!["keep".into(), "still".into()],
+            });
+        });
+        let r = resolve(&index, question);
+        assert_eq!(ids(&index, &r), [BORROWING]);
+        assert!(r.unresolved_terms.is_empty());
+        assert_eq!(
+            resolve(&index, "Do I still keep borrowing quokkas?").unresolved_terms,
+            ["quokkas"]
+        );
+    }
+}
