@@ -969,6 +969,74 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::unwrap_used)]
+    fn vocabulary_is_closed_bounded_folded_sorted_and_not_scaffolding() {
+        let example = include_str!("../../okf/example/index.json");
+        let check = |vocabulary: serde_json::Value| -> Result<(), (String, String)> {
+            let mut v: serde_json::Value = serde_json::from_str(example).unwrap();
+            v["vocabulary"] = vocabulary;
+            crate::ContextIndex::from_json_slice(v.to_string().as_bytes())
+                .map(|_| ())
+                .map_err(|e| match e {
+                    Error::Index { path, rule } => (path, rule.to_string()),
+                    other => (String::new(), other.to_string()),
+                })
+        };
+        assert_eq!(check(serde_json::json!({"neutral": ["keep", "still"]})), Ok(()));
+        let refused = |v, path: &str, rule: IndexRule| {
+            assert_eq!(check(v), Err((path.to_owned(), rule.to_string())));
+        };
+        refused(
+            serde_json::json!({"neutral": ["still", "Keep"]}),
+            "vocabulary.neutral[1]",
+            IndexRule::NotOneFoldedWord,
+        );
+        refused(
+            serde_json::json!({"neutral": ["keep up"]}),
+            "vocabulary.neutral[0]",
+            IndexRule::NotOneFoldedWord,
+        );
+        refused(
+            serde_json::json!({"neutral": ["caf\u{e9}"]}),
+            "vocabulary.neutral[0]",
+            IndexRule::NotOneFoldedWord,
+        );
+        refused(
+            serde_json::json!({"neutral": ["the"]}),
+            "vocabulary.neutral[0]",
+            IndexRule::NeutralWordIsScaffolding,
+        );
+        refused(
+            serde_json::json!({"neutral": ["still", "keep"]}),
+            "vocabulary.neutral[1]",
+            IndexRule::VocabularyNotSorted,
+        );
+        refused(
+            serde_json::json!({"neutral": ["keep", "keep"]}),
+            "vocabulary.neutral[1]",
+            IndexRule::VocabularyNotSorted,
+        );
+        refused(
+            serde_json::json!({"neutral": []}),
+            "vocabulary.neutral",
+            IndexRule::TooFew { min: 1 },
+        );
+        refused(
+            serde_json::json!({"neutral": ["x".repeat(65)]}),
+            "vocabulary.neutral[0]",
+            IndexRule::TooLong { max: 64 },
+        );
+        let many: Vec<String> = (0..=MAX_NEUTRAL_WORDS).map(|i| format!("w{i:05}")).collect();
+        refused(
+            serde_json::json!({ "neutral": many }),
+            "vocabulary.neutral",
+            IndexRule::TooMany { max: 1000 },
+        );
+        // Closed: an unknown key is refused by the typed model.
+        assert!(check(serde_json::json!({"neutral": ["keep"], "stop": ["x"]})).is_err());
+    }
+
+    #[test]
     fn iri_forms() {
         assert!(is_iri("https://example.test/a"));
         assert!(is_iri("urn:x"));
