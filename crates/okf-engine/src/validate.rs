@@ -982,7 +982,10 @@ mod tests {
                     other => (String::new(), other.to_string()),
                 })
         };
-        assert_eq!(check(serde_json::json!({"neutral": ["keep", "still"]})), Ok(()));
+        assert_eq!(
+            check(serde_json::json!({"neutral": ["keep", "still"]})),
+            Ok(())
+        );
         let refused = |v, path: &str, rule: IndexRule| {
             assert_eq!(check(v), Err((path.to_owned(), rule.to_string())));
         };
@@ -1026,7 +1029,9 @@ mod tests {
             "vocabulary.neutral[0]",
             IndexRule::TooLong { max: 64 },
         );
-        let many: Vec<String> = (0..=MAX_NEUTRAL_WORDS).map(|i| format!("w{i:05}")).collect();
+        let many: Vec<String> = (0..=MAX_NEUTRAL_WORDS)
+            .map(|i| format!("w{i:05}"))
+            .collect();
         refused(
             serde_json::json!({ "neutral": many }),
             "vocabulary.neutral",
