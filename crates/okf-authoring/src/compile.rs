@@ -13,7 +13,7 @@ use crate::{ProfileFile, sha256_hex};
 use okf_engine::ContextIndex;
 use okf_engine::model::{
     Access, Assertion, ContextGuard, Gap, IndexDocument, PathSpec, Provenance, Record, RecordKind,
-    Regime, Requirement,
+    Regime, Requirement, Vocabulary,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 use toml::Spanned;
@@ -160,6 +160,14 @@ pub fn build_reviewed(
             c.requirement(q.get_ref(), f.origin(q))?;
         }
     }
+    let mut neutral: Vec<String> = Vec::new();
+    let mut vocabulary_origin = None;
+    for f in &files {
+        if let Some(v) = &f.body.vocabulary {
+            vocabulary_origin.get_or_insert_with(|| f.origin(v));
+            neutral.extend(v.get_ref().neutral.iter().cloned());
+        }
+    }
     let base_url = c.base.clone();
     let regime_ids = c.regime_ids.clone();
     let mut index = IndexDocument {
@@ -174,6 +182,7 @@ pub fn build_reviewed(
         reviews: None,
         schema: "okf-context-index.v1".into(),
         scope: index_decl.scope.clone(),
+        vocabulary: vocabulary_from(vocabulary_origin.as_ref().map(|_| neutral)),
     };
     let origins = Origins {
         records: &c.record_origins,
@@ -208,7 +217,9 @@ pub fn build_reviewed(
         crate::review::apply(&mut index, reviews)?
     };
     if let Err(e) = ContextIndex::new(index.clone()) {
-        let origin = engine_error_origin(&e, &origins, &shift).unwrap_or(index_origin);
+        let origin = engine_error_origin(&e, &origins, &shift)
+            .or_else(|| vocabulary_origin.filter(|_| is_vocabulary_error(&e)))
+            .unwrap_or(index_origin);
         return Err(origin.error(Rule::Index(e.to_string())));
     }
     // Field order of the typed model is canonical order, so this is canonical JSON.
@@ -220,6 +231,19 @@ pub fn build_reviewed(
         resolved_gaps,
         stale_reviews,
     })
+}
+
+/// The index's `vocabulary` from the declared neutral words: sorted (UTF-16 code-unit order)
+/// and each once, so authors may list them in any order; `None` when no file declares any.
+pub(crate) fn vocabulary_from(neutral: Option<Vec<String>>) -> Option<Vocabulary> {
+    let mut neutral = neutral?;
+    neutral.sort_by(|a, b| okf_engine::canonical::cmp_utf16(a, b));
+    neutral.dedup();
+    Some(Vocabulary { neutral })
+}
+
+fn is_vocabulary_error(e: &okf_engine::Error) -> bool {
+    matches!(e, okf_engine::Error::Index { path, .. } if path.starts_with("vocabulary"))
 }
 
 fn index_origin_error(files: &[ParsedFile], rule: Rule) -> Error {

@@ -127,6 +127,11 @@ pub(crate) fn onto(
         reviews: base.reviews,
         schema: profile.schema,
         scope: decl.scope.clone(),
+        // A word neutral in either part is neutral in the composed index.
+        vocabulary: crate::compile::vocabulary_from(match (base.vocabulary, profile.vocabulary) {
+            (None, None) => None,
+            (b, p) => Some(b.into_iter().chain(p).flat_map(|v| v.neutral).collect()),
+        }),
     };
     Ok(Composed {
         index,

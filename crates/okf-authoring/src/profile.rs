@@ -26,6 +26,16 @@ pub(crate) struct ProfileFile {
     pub gap: Vec<Spanned<GapDecl>>,
     #[serde(default)]
     pub regime: Vec<Spanned<RegimeDecl>>,
+    pub vocabulary: Option<Spanned<VocabularyDecl>>,
+}
+
+/// `[vocabulary]`: ordinary words the bundle's readers ask with that name no subject
+/// (docs/authoring.md, "Words a question may use freely"). Any file may declare it; the build
+/// writes the union, sorted, to the index's `vocabulary.neutral`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct VocabularyDecl {
+    pub neutral: Vec<String>,
 }
 
 /// `[[regime]]`: a guidance regime, its concepts, the phrases that establish it, its dates and

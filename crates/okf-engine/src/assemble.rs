@@ -686,12 +686,23 @@ impl<'s, 'a> Pass<'s, 'a> {
     fn add_task_issues(&mut self) {
         let setup = self.setup;
         let doc = setup.index.document();
+        // An index that declares its question vocabulary (issue 44) gets the plain split
+        // between a topic the bundle does not cover and a word it does not recognise; other
+        // indexes keep exactly the reference's issues (DEVIATIONS A12).
+        let declares_vocabulary = doc.vocabulary.is_some();
         if setup.applicable.is_empty() {
             self.missing_evidence.push(
                 "no_evidence_requirements",
                 msg::NO_REQUIREMENTS,
                 Vec::new(),
             );
+            if declares_vocabulary {
+                self.missing_evidence.push(
+                    msg::TOPIC_NOT_COVERED_CODE,
+                    msg::TOPIC_NOT_COVERED,
+                    Vec::new(),
+                );
+            }
         }
         let covered: HashSet<&str> = setup
             .applicable
@@ -734,8 +745,13 @@ impl<'s, 'a> Pass<'s, 'a> {
                 .push("unresolved_task", message, Vec::new());
         }
         if !setup.resolution.unresolved_terms.is_empty() {
+            let message = if declares_vocabulary {
+                msg::UNRECOGNISED_TERMS
+            } else {
+                msg::UNRESOLVED_TERMS
+            };
             self.missing_evidence
-                .push("unresolved_terms", msg::UNRESOLVED_TERMS, Vec::new());
+                .push("unresolved_terms", message, Vec::new());
         }
         if !setup.resolution.ambiguities.is_empty() {
             let ids = setup

@@ -194,6 +194,13 @@ pub enum IndexRule {
     Blank,
     /// `reviews` is not sorted by `item` (UTF-16 code-unit order), or names an item twice.
     ReviewsNotSorted,
+    /// A neutral word is not one word in the engine's folded form (lowercase, no marks,
+    /// letters and numbers only).
+    NotOneFoldedWord,
+    /// A neutral word is one of the built-in question-scaffolding words.
+    NeutralWordIsScaffolding,
+    /// `vocabulary.neutral` is not sorted (UTF-16 code-unit order), or lists a word twice.
+    VocabularyNotSorted,
 }
 
 impl fmt::Display for IndexRule {
@@ -238,6 +245,15 @@ impl fmt::Display for IndexRule {
             IndexRule::Blank => f.write_str("must not be empty or only whitespace"),
             IndexRule::ReviewsNotSorted => f.write_str(
                 "reviews must be sorted by item (UTF-16 code-unit order), one review per item",
+            ),
+            IndexRule::NotOneFoldedWord => f.write_str(
+                "must be one word as the engine folds a question: lowercase letters and digits, no marks, spaces or punctuation",
+            ),
+            IndexRule::NeutralWordIsScaffolding => f.write_str(
+                "is already built-in question scaffolding (docs/authoring.md); do not declare it",
+            ),
+            IndexRule::VocabularyNotSorted => f.write_str(
+                "vocabulary.neutral must be sorted (UTF-16 code-unit order), each word once",
             ),
         }
     }

@@ -168,6 +168,10 @@ fn canonical_index(
     out.push_str(&canonical_json(&doc.schema)?);
     out.push_str(",\"scope\":");
     out.push_str(&canonical_json(&doc.scope)?);
+    if let Some(vocabulary) = &doc.vocabulary {
+        out.push_str(",\"vocabulary\":");
+        out.push_str(&canonical_json(vocabulary)?);
+    }
     out.push('}');
     Ok(out)
 }

@@ -46,6 +46,21 @@ pub struct IndexDocument {
     pub schema: String,
     /// What the index as a whole claims to cover.
     pub scope: String,
+    /// Words the bundle's readers use to ask that name no subject (this project's additive
+    /// extension, issue 44; absent in reference indexes, which then resolve exactly as before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vocabulary: Option<Vocabulary>,
+}
+
+/// The publisher's question vocabulary: ordinary words a question may use without naming a
+/// subject. Left over after alias matching, a neutral word is dropped like the built-in
+/// question scaffolding instead of becoming an unresolved term.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Vocabulary {
+    /// Single folded words (lowercase, no marks, letters and numbers only), sorted by UTF-16
+    /// code unit, each once, none of them built-in scaffolding.
+    pub neutral: Vec<String>,
 }
 
 /// A declared gap: guidance the bundle knowingly does not hold. Assertions may point to it and

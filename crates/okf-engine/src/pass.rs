@@ -114,6 +114,13 @@ pub(crate) mod msg {
     pub const UNRESOLVED_TASK_AMBIGUOUS: &str = "The question resolved to no single public concept: each phrase it matched names several, listed under ambiguities.";
     pub const UNRESOLVED_TERMS: &str =
         "The question uses words outside the bundle's declared vocabulary.";
+    /// Code of the issue saying no declared requirement covers the question's topic (only for
+    /// an index that declares `vocabulary`; issue 44).
+    pub const TOPIC_NOT_COVERED_CODE: &str = "topic_not_covered";
+    pub const TOPIC_NOT_COVERED: &str = "Not covered: no requirement this bundle declares applies to what the question asks about, so the bundle does not cover this question.";
+    /// `unresolved_terms` for an index that declares `vocabulary`: the words are unrecognised,
+    /// which is not the same as a topic the bundle does not cover.
+    pub const UNRECOGNISED_TERMS: &str = "Unrecognised words: the words listed in unresolved_terms match no concept of this bundle and are neither question words nor neutral words it declares, so the evidence is not shown to answer what they ask.";
     /// The `reason` of a regime ambiguity in `ambiguities` (richer profile).
     pub const AMBIGUOUS_REGIME_TERM: &str = "The question does not establish which guidance regime applies to this term (for example legacy or New Style); none was chosen.";
     pub const AMBIGUOUS_REGIME: &str = "A concept belongs to several guidance regimes and the question does not establish which one applies; none was chosen.";

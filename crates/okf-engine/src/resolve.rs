@@ -2,7 +2,7 @@
 
 use crate::canonical::cmp_utf16;
 use crate::index::{ContextIndex, index_u32};
-use crate::text::{TokenStreams, is_scaffolding};
+use crate::text::{TokenStreams, inflects, is_scaffolding, uninflected_candidates};
 use std::collections::{HashMap, HashSet};
 
 /// Comparison operations resolution may spend before it stops (spec §2.4).
@@ -80,11 +80,11 @@ pub fn resolve(index: &ContextIndex, question: &str) -> Resolution {
     // Candidate spans keyed by (start, length), each with the groups that matched it.
     let mut spans: Vec<(usize, usize, Vec<u32>)> = Vec::new();
     let mut span_pos: HashMap<(usize, usize), usize> = HashMap::new();
+    // Matches of an inflected question word (issue 44): a plural of an alias's last word, or a
+    // verb form of a single-word alias. Only case-insensitive aliases are inflected.
+    let mut inflected: Vec<(usize, usize, u32)> = Vec::new();
     'matching: for s in 0..folded.len() {
-        let Some(groups) = index.alias_by_first.get(&folded[s]) else {
-            continue;
-        };
-        for &g in groups {
+        for &g in index.alias_by_first.get(&folded[s]).into_iter().flatten() {
             let group = &index.alias_groups[g as usize];
             let len = group.tokens.len();
             work += len as u64;
@@ -97,10 +97,10 @@ pub fn resolve(index: &ContextIndex, question: &str) -> Resolution {
             } else {
                 folded
             };
-            if stream
-                .get(s..s + len)
-                .is_some_and(|window| window == group.tokens.as_slice())
-            {
+            let Some(window) = stream.get(s..s + len) else {
+                continue;
+            };
+            if window == group.tokens.as_slice() {
                 match span_pos.get(&(s, len)) {
                     Some(&p) => spans[p].2.push(g),
                     None => {
@@ -108,6 +108,46 @@ pub fn resolve(index: &ContextIndex, question: &str) -> Resolution {
                         spans.push((s, len, vec![g]));
                     }
                 }
+            } else if len > 1
+                && !group.case_sensitive
+                && window[..len - 1] == group.tokens[..len - 1]
+                && inflects(&window[len - 1], &group.tokens[len - 1], false)
+            {
+                inflected.push((s, len, g));
+            }
+        }
+        for base in uninflected_candidates(&folded[s]) {
+            work += 1;
+            if work > RESOLUTION_WORK_LIMIT {
+                truncated = true;
+                break 'matching;
+            }
+            for &g in index.alias_by_first.get(&base).into_iter().flatten() {
+                let group = &index.alias_groups[g as usize];
+                if group.tokens.len() == 1
+                    && !group.case_sensitive
+                    && group.tokens[0] == base
+                    && inflects(&folded[s], &base, true)
+                {
+                    inflected.push((s, 1, g));
+                }
+            }
+        }
+    }
+    // A span some alias matches as written is never also read as an inflection, so a word that
+    // is itself a declared alias ("payments") keeps only that alias's meaning.
+    let exact_spans = spans.len();
+    for (s, len, g) in inflected {
+        match span_pos.get(&(s, len)) {
+            Some(&p) if p < exact_spans => {}
+            Some(&p) => {
+                if !spans[p].2.contains(&g) {
+                    spans[p].2.push(g);
+                }
+            }
+            None => {
+                span_pos.insert((s, len), spans.len());
+                spans.push((s, len, vec![g]));
             }
         }
     }
@@ -191,11 +231,21 @@ pub fn resolve(index: &ContextIndex, question: &str) -> Resolution {
         )
     });
     ambiguities.sort_by(|a, b| cmp_utf16(&a.phrase, &b.phrase));
+    // The publisher's neutral words (sorted and unique: validated), dropped like scaffolding.
+    let neutral: &[String] = index
+        .document()
+        .vocabulary
+        .as_ref()
+        .map_or(&[], |v| v.neutral.as_slice());
+    let is_neutral = |token: &str| neutral.binary_search_by(|w| cmp_utf16(w, token)).is_ok();
     let mut unresolved_terms: Vec<String> = folded
         .iter()
         .zip(&covered)
-        .filter(|(token, covered)| !**covered && !is_scaffolding(token))
-        .map(|(token, _)| token.clone())
+        .zip(&streams.possessive)
+        .filter(|((token, covered), possessive)| {
+            !**covered && !**possessive && !is_scaffolding(token) && !is_neutral(token)
+        })
+        .map(|((token, _), _)| token.clone())
         .collect();
     unresolved_terms.sort_by(|a, b| cmp_utf16(a, b));
     unresolved_terms.dedup();
@@ -204,5 +254,113 @@ pub fn resolve(index: &ContextIndex, question: &str) -> Resolution {
         ambiguities,
         unresolved_terms,
         truncated,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::model::{Alias, Vocabulary};
+
+    const EXAMPLE: &str = include_str!("../../okf/example/index.json");
+    const BORROWING: &str = "https://example.org/okf-example/concept/borrowing";
+    const CARD: &str = "https://example.org/okf-example/concept/library-card";
+    const HOURS: &str = "https://example.org/okf-example/concept/opening-hours";
+    const ROOM: &str = "https://example.org/okf-example/concept/meeting-room";
+
+    fn example() -> ContextIndex {
+        ContextIndex::from_json_slice(EXAMPLE.as_bytes()).unwrap()
+    }
+
+    fn with(edit: impl FnOnce(&mut crate::model::IndexDocument)) -> ContextIndex {
+        let mut doc = example().document().clone();
+        edit(&mut doc);
+        ContextIndex::new(doc).unwrap()
+    }
+
+    fn ids(index: &ContextIndex, r: &Resolution) -> Vec<String> {
+        let records = &index.document().records;
+        r.concepts
+            .iter()
+            .map(|c| records[c.record as usize].id.clone())
+            .collect()
+    }
+
+    #[test]
+    fn a_possessive_resolves_as_its_alias_and_leaves_no_lone_s() {
+        let index = example();
+        let r = resolve(&index, "What is the library card's loan period?");
+        assert_eq!(ids(&index, &r), [BORROWING, CARD]);
+        assert!(r.unresolved_terms.is_empty(), "{:?}", r.unresolved_terms);
+        // A plural possessive is a plural: "library cards'" is the alias "library cards".
+        let r = resolve(&index, "What is the library cards\u{2019} loan period?");
+        assert_eq!(ids(&index, &r), [BORROWING, CARD]);
+        assert!(r.unresolved_terms.is_empty());
+        // An "s" that follows no apostrophe is still a word.
+        let r = resolve(&index, "What is the library card s loan period?");
+        assert_eq!(r.unresolved_terms, ["s"]);
+    }
+
+    #[test]
+    fn a_plural_of_a_declared_alias_resolves_to_it_on_the_aliases_last_word() {
+        let index = example();
+        // "room hire" is declared, "room hires" is not: the longer phrase beats the
+        // ambiguous "room".
+        let r = resolve(&index, "Explain room hires");
+        assert_eq!(ids(&index, &r), [ROOM]);
+        assert!(r.unresolved_terms.is_empty() && r.ambiguities.is_empty());
+        assert_eq!(r.concepts[0].matched, ["room hire"]);
+        // Only the question's word is inflected, never the alias: "late returns" is declared,
+        // "late return" is not a form of it.
+        let r = resolve(&index, "Explain late return");
+        assert!(r.concepts.is_empty());
+    }
+
+    #[test]
+    fn a_verb_form_of_a_single_word_alias_resolves_and_a_multi_word_one_does_not() {
+        let index = example();
+        let r = resolve(&index, "What if I borrowed it?");
+        assert_eq!(ids(&index, &r), [BORROWING]);
+        assert!(r.unresolved_terms.is_empty());
+        // "late returns" is declared; its last word is not read as a verb.
+        let r = resolve(&index, "Explain late returning");
+        assert!(r.concepts.is_empty());
+        assert_eq!(r.unresolved_terms, ["late", "returning"]);
+    }
+
+    #[test]
+    fn a_word_that_is_itself_a_declared_alias_keeps_only_that_aliases_meaning() {
+        // "renewals" is an alias of borrowing; "renewal" is made an alias of opening hours.
+        let index = with(|doc| {
+            let hours = doc.records.iter_mut().find(|r| r.id == HOURS).unwrap();
+            hours
+                .aliases
+                .get_or_insert_with(Vec::new)
+                .push(Alias::Plain("renewal".into()));
+        });
+        let r = resolve(&index, "Explain renewals");
+        assert_eq!(ids(&index, &r), [BORROWING]);
+        assert!(r.ambiguities.is_empty());
+        let r = resolve(&index, "Explain renewal");
+        assert_eq!(ids(&index, &r), [HOURS]);
+    }
+
+    #[test]
+    fn neutral_words_are_dropped_like_scaffolding_only_when_the_index_declares_them() {
+        let question = "How do I still borrow books?";
+        assert_eq!(resolve(&example(), question).unresolved_terms, ["still"]);
+        let index = with(|doc| {
+            doc.vocabulary = Some(Vocabulary {
+                neutral: vec!["keep".into(), "still".into()],
+            });
+        });
+        let r = resolve(&index, question);
+        assert_eq!(ids(&index, &r), [BORROWING]);
+        assert!(r.unresolved_terms.is_empty());
+        assert_eq!(
+            resolve(&index, "Do I still keep borrowing quokkas?").unresolved_terms,
+            ["quokkas"]
+        );
     }
 }

@@ -398,7 +398,38 @@ pub fn validate_document(
     }
     validate_gaps_and_regimes(doc, &record_ids)?;
     validate_parts(doc)?;
-    validate_reviews(doc)
+    validate_reviews(doc)?;
+    validate_vocabulary(doc)
+}
+
+/// Largest number of neutral words an index may declare.
+pub const MAX_NEUTRAL_WORDS: usize = 1000;
+/// Longest neutral word, in UTF-16 code units.
+pub const MAX_NEUTRAL_WORD_LEN: usize = 64;
+
+/// The additive `vocabulary` (issue 44): closed and typed by serde; here bounded, each word one
+/// folded token that is not built-in scaffolding, sorted and unique, so the engine can search
+/// it and the canonical JSON has one spelling.
+fn validate_vocabulary(doc: &IndexDocument) -> Result<(), Error> {
+    let Some(vocabulary) = &doc.vocabulary else {
+        return Ok(());
+    };
+    let words = &vocabulary.neutral;
+    check_count("vocabulary.neutral", words, 1, MAX_NEUTRAL_WORDS)?;
+    for (i, w) in words.iter().enumerate() {
+        let path = format!("vocabulary.neutral[{i}]");
+        check_len(&path, w, MAX_NEUTRAL_WORD_LEN)?;
+        if crate::text::folded_tokens(w) != [w.as_str()] {
+            return Err(fail(path, IndexRule::NotOneFoldedWord));
+        }
+        if crate::text::is_scaffolding(w) {
+            return Err(fail(path, IndexRule::NeutralWordIsScaffolding));
+        }
+        if i > 0 && crate::canonical::cmp_utf16(&words[i - 1], w) != std::cmp::Ordering::Less {
+            return Err(fail(path, IndexRule::VocabularyNotSorted));
+        }
+    }
+    Ok(())
 }
 
 /// Largest number of recorded reviews: one per item the index may hold.
@@ -936,6 +967,79 @@ pub fn validate_unit(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn vocabulary_is_closed_bounded_folded_sorted_and_not_scaffolding() {
+        let example = include_str!("../../okf/example/index.json");
+        let check = |vocabulary: serde_json::Value| -> Result<(), (String, String)> {
+            let mut v: serde_json::Value = serde_json::from_str(example).unwrap();
+            v["vocabulary"] = vocabulary;
+            crate::ContextIndex::from_json_slice(v.to_string().as_bytes())
+                .map(|_| ())
+                .map_err(|e| match e {
+                    Error::Index { path, rule } => (path, rule.to_string()),
+                    other => (String::new(), other.to_string()),
+                })
+        };
+        assert_eq!(
+            check(serde_json::json!({"neutral": ["keep", "still"]})),
+            Ok(())
+        );
+        let refused = |v, path: &str, rule: IndexRule| {
+            assert_eq!(check(v), Err((path.to_owned(), rule.to_string())));
+        };
+        refused(
+            serde_json::json!({"neutral": ["still", "Keep"]}),
+            "vocabulary.neutral[1]",
+            IndexRule::NotOneFoldedWord,
+        );
+        refused(
+            serde_json::json!({"neutral": ["keep up"]}),
+            "vocabulary.neutral[0]",
+            IndexRule::NotOneFoldedWord,
+        );
+        refused(
+            serde_json::json!({"neutral": ["caf\u{e9}"]}),
+            "vocabulary.neutral[0]",
+            IndexRule::NotOneFoldedWord,
+        );
+        refused(
+            serde_json::json!({"neutral": ["the"]}),
+            "vocabulary.neutral[0]",
+            IndexRule::NeutralWordIsScaffolding,
+        );
+        refused(
+            serde_json::json!({"neutral": ["still", "keep"]}),
+            "vocabulary.neutral[1]",
+            IndexRule::VocabularyNotSorted,
+        );
+        refused(
+            serde_json::json!({"neutral": ["keep", "keep"]}),
+            "vocabulary.neutral[1]",
+            IndexRule::VocabularyNotSorted,
+        );
+        refused(
+            serde_json::json!({"neutral": []}),
+            "vocabulary.neutral",
+            IndexRule::TooFew { min: 1 },
+        );
+        refused(
+            serde_json::json!({"neutral": ["x".repeat(65)]}),
+            "vocabulary.neutral[0]",
+            IndexRule::TooLong { max: 64 },
+        );
+        let many: Vec<String> = (0..=MAX_NEUTRAL_WORDS)
+            .map(|i| format!("w{i:05}"))
+            .collect();
+        refused(
+            serde_json::json!({ "neutral": many }),
+            "vocabulary.neutral",
+            IndexRule::TooMany { max: 1000 },
+        );
+        // Closed: an unknown key is refused by the typed model.
+        assert!(check(serde_json::json!({"neutral": ["keep"], "stop": ["x"]})).is_err());
+    }
 
     #[test]
     fn iri_forms() {
