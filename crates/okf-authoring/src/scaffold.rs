@@ -7,6 +7,22 @@ use crate::capture::{CaptureFile, load};
 use crate::error::Error;
 use crate::{PROFILE_FILE, ProfileFile};
 
+/// The neutral words a new profile starts with: verbs of keeping and losing that benefit
+/// questions ask with ("Do they still get …", "… keep …", "… continue …"), none of them
+/// built-in scaffolding; sorted, as the index requires.
+pub const STARTER_NEUTRAL_WORDS: [&str; 10] = [
+    "continue",
+    "continues",
+    "entitled",
+    "gets",
+    "keep",
+    "keeps",
+    "kept",
+    "lose",
+    "loses",
+    "still",
+];
+
 /// What `okf init` needs besides the captures.
 #[derive(Debug, Clone)]
 pub struct ScaffoldOptions {
@@ -107,6 +123,17 @@ pub fn scaffold(
             },
         ));
     }
+    profile.push_str(&format!(
+        "# Ordinary words readers ask with that name no subject: left over in a question, they do\n\
+         # not make it insufficient (docs/authoring.md, \"Words a question may use freely\"). Keep\n\
+         # only words that can never name a topic of these documents.\n\
+         [vocabulary]\nneutral = [{}]\n\n",
+        STARTER_NEUTRAL_WORDS
+            .iter()
+            .map(|w| format!("\"{w}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
     for id in documents.keys() {
         profile.push_str(&format!(
             "[[document]]\nid = {}\ncaptured_at = {}\n\n",

@@ -223,6 +223,32 @@ fn the_publishing_walkthrough_runs_end_to_end() {
     assert_eq!(answer.status, 200);
     let package: Value = answer.json();
     assert_eq!(package["evidence_status"], "sufficient");
+    // Ordinary words (the starter vocabulary `okf init` wrote) and a possessive leave a covered
+    // question sufficient; a topic the bundle does not cover is insufficient and says so.
+    let ask = |question: &str| -> Value {
+        let body = json!({"bundle": "council-ctr", "question": question}).to_string();
+        let answer = server.request(
+            "POST",
+            "/api/ask",
+            &[("Content-Type", "application/json")],
+            body.as_bytes(),
+        );
+        assert_eq!(answer.status, 200);
+        answer.json()
+    };
+    let covered = ask("Do I still keep the first topic's information?");
+    assert_eq!(covered["evidence_status"], "sufficient", "{covered}");
+    assert_eq!(covered["unresolved_terms"], json!([]), "{covered}");
+    let uncovered = ask("Do I still keep my parking permit?");
+    assert_eq!(uncovered["evidence_status"], "insufficient", "{uncovered}");
+    let codes: Vec<&str> = uncovered["missing_evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|issue| issue["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"topic_not_covered"), "{uncovered}");
+    assert_eq!(uncovered["unresolved_terms"], json!(["parking", "permit"]));
     let bundles: Value = server.request("GET", "/api/bundles", &[], b"").json();
     assert_eq!(bundles["bundles"][0]["examples"], json!(["First topic"]));
 }
