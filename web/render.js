@@ -178,7 +178,8 @@ export function requirementReview(r) {
 
 /**
  * "Review this branch" (the reviewer's page, web/reviewer.js), on pages that offer it
- * (`handlers.review`); its visually hidden words name the branch.
+ * (`handlers.review`), for a package in the richer profile (the one that shows a branch's
+ * review); its visually hidden words name the branch.
  */
 function reviewButton(r, review) {
   const button = el('button', { type: 'button', class: 'small secondary review-branch', 'data-requirement': r.id },
@@ -999,7 +1000,7 @@ function requirements(pkg, labels, handlers) {
       { 'data-requirement': r.id, 'data-status': met ? 'met' : 'unmet', 'data-support': state },
       el('th', { scope: 'row' }, el('span', { class: 'req-label', text: requirementLabel(r) }),
         requirementReview(r),
-        handlers?.review ? reviewButton(r, handlers.review) : null,
+        handlers?.review && pkg.profile ? reviewButton(r, handlers.review) : null,
         !shared && (r.scope || arr(r.limitations).length)
           ? el('details', { class: 'req-terms' }, el('summary', { text: 'Scope and limitations of this requirement' }), scopeOf(r))
           : null),
