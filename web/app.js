@@ -6,10 +6,11 @@
 import { ApiError, ask, catalogue, checkAnswer, explainView, getContext, listBundles, readEvidence } from './api.js';
 import { clear, el, readableDate, readableDays } from './dom.js';
 import { CONTRACT } from './contract.js';
-import { renderPackage } from './render.js';
+import { labelsOf, renderPackage } from './render.js';
 import { ArgumentError, BUDGET_DEFAULTS, BUDGET_LIMITS, MAX_QUESTION, checkBuildArgs, checkExplainArgs, checkManifestArgs, checkReadArgs } from './validate.js';
 import { registerPageTools } from './webmcp.js';
-import { assembleLocally, localAvailable } from './local.js';
+import { assembleLocally, localAvailable, reviewClosure } from './local.js';
+import { renderReviewer } from './reviewer.js';
 import { callModule, instantiateModule } from './wasm.js';
 
 const $ = (id) => document.getElementById(id);
@@ -20,6 +21,8 @@ const submit = $('submit');
 const progress = $('progress');
 const errorBox = $('error');
 const results = $('results');
+const reviewer = $('reviewer');
+const askSection = document.querySelector('section.ask');
 const BUDGET_KEYS = Object.keys(BUDGET_LIMITS);
 
 // The form states the contract's limits (contract.js), not limits of its own.
@@ -373,6 +376,11 @@ function show(body, response) {
   builtRequests.set(pkg.context_id, body);
   while (builtRequests.size > LOCAL_RETAINED) builtRequests.delete(builtRequests.keys().next().value);
   results.hidden = false;
+  if (!reviewer.hidden) {
+    reviewer.hidden = true;
+    clear(reviewer);
+    askSection.hidden = false;
+  }
   renderPackage(results, pkg, [assembledBy(response), actionsFor(body, response.bytes, pkg, response.where)], {
     examples: bundleExamples.get(body.bundle) ?? [],
     copy: copyText,
@@ -380,8 +388,54 @@ function show(body, response) {
     // The request beside the answer replays the package, so a package assembled in this
     // browser (which the server never retained) is checked too.
     checkAnswer: (answer) => checkAnswer({ ...body, answer }),
+    review: (requirement, button) => openReviewer(body, response, requirement, button),
   });
   history.replaceState(null, '', permalinkHash(body, response.where));
+}
+
+// ---- the reviewer's page ----------------------------------------------------------------
+
+/** Back from the reviewer's page to the package, focus on the branch's button. */
+function closeReviewer(button) {
+  reviewer.hidden = true;
+  clear(reviewer);
+  askSection.hidden = false;
+  results.hidden = false;
+  (button?.isConnected ? button : results).focus();
+}
+
+/**
+ * The reviewer's page for one branch of the shown package (web/reviewer.js). The closure's
+ * items and their digests come from the engine in this page over the server's verified index
+ * of the package's bundle version, refused unless it is the index the package is bound to.
+ * Nothing is sent to the server except that read-only index request.
+ */
+async function openReviewer(body, response, requirement, button) {
+  const pkg = response.value;
+  const version = response.version ?? body.version ?? defaultVersions.get(body.bundle);
+  askSection.hidden = true;
+  results.hidden = true;
+  reviewer.hidden = false;
+  clear(reviewer);
+  const back = el('button', { type: 'button', class: 'link', id: 'reviewer-back', text: 'Back to the evidence package' });
+  back.addEventListener('click', () => closeReviewer(button));
+  const note = el('p', { id: 'reviewer-loading', role: 'status', text: 'Loading the items this branch rests on…' });
+  reviewer.append(el('p', {}, back), el('h2', { id: 'reviewer-heading', tabindex: '-1', text: 'Review this branch' }), note);
+  reviewer.querySelector('#reviewer-heading').focus();
+  try {
+    if (version === undefined) throw new ApiError({ status: 0, code: 'unknown_version', message: 'The bundle version of this package is not known to the page.' });
+    const closure = await reviewClosure(body.bundle, version, requirement.id);
+    if (closure.binding?.index_sha256 !== pkg.binding?.index_sha256) {
+      throw new ApiError({ status: 0, code: 'binding_mismatch', message: 'The served index is not the one this package is bound to; ask again, then review.' });
+    }
+    renderReviewer(reviewer, { requirement, closure, labels: labelsOf(pkg), onBack: () => closeReviewer(button) });
+    reviewer.querySelector('#reviewer-heading')?.focus();
+  } catch (e) {
+    note.removeAttribute('role');
+    note.className = 'error';
+    note.setAttribute('role', 'alert');
+    note.textContent = `The items of this branch could not be loaded: ${e?.message ?? e}`;
+  }
 }
 
 // ---- building --------------------------------------------------------------------------

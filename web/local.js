@@ -76,16 +76,11 @@ async function fetchIndex(bundle, version, signal) {
 
 const bindings = new Map(); // `${bundle}/${version}` -> binding of the loaded index
 
-/**
- * Assembles `body` ({bundle, question, budget?, as_of?}) in this page for the bundle's `version`,
- * with the richer profile when the server's listing says the version uses it.
- * Resolves to `{bytes, text, value, where: 'browser', binding, version}` like api.ask.
- */
-export async function assembleLocally(body, version, signal, { regimeProfile = false } = {}) {
-  const exports = await engine();
-  const key = `${body.bundle}/${version}`;
+/** Loads the bundle version's served index into the module unless it is loaded; its binding. */
+async function ensureLoaded(exports, bundle, version, signal) {
+  const key = `${bundle}/${version}`;
   if (loadedKey !== key) {
-    const { bytes, binding } = await fetchIndex(body.bundle, version, signal);
+    const { bytes, binding } = await fetchIndex(bundle, version, signal);
     signal?.throwIfAborted();
     const loaded = call(exports, 'okf_load_index', bytes);
     if (loaded.status !== 0) throw moduleError(loaded.bytes);
@@ -93,7 +88,17 @@ export async function assembleLocally(body, version, signal, { regimeProfile = f
     bindings.set(key, binding);
   }
   signal?.throwIfAborted();
-  const binding = bindings.get(key);
+  return bindings.get(key);
+}
+
+/**
+ * Assembles `body` ({bundle, question, budget?, as_of?}) in this page for the bundle's `version`,
+ * with the richer profile when the server's listing says the version uses it.
+ * Resolves to `{bytes, text, value, where: 'browser', binding, version}` like api.ask.
+ */
+export async function assembleLocally(body, version, signal, { regimeProfile = false } = {}) {
+  const exports = await engine();
+  const binding = await ensureLoaded(exports, body.bundle, version, signal);
   const request = { question: body.question, binding };
   if (body.budget) request.budget = body.budget;
   if (body.as_of !== undefined) request.as_of = body.as_of;
@@ -102,6 +107,21 @@ export async function assembleLocally(body, version, signal, { regimeProfile = f
   if (out.status !== 0) throw moduleError(out.bytes);
   const text = decoder.decode(out.bytes);
   return { bytes: out.bytes, text, value: JSON.parse(text), where: 'browser', binding, version };
+}
+
+/**
+ * A requirement's closure for a reviewer: each item as the bundle version's served index holds
+ * it, with its `item_sha256` computed by the engine in this page (`okf_review_closure`, the
+ * digest `okf review digest` prints and `okf build` checks a decision against). Restricted
+ * records come without content or digest. Resolves to `{requirement, items, binding}`; nothing
+ * is sent to the server but the read-only index request.
+ */
+export async function reviewClosure(bundle, version, requirement, signal) {
+  const exports = await engine();
+  const binding = await ensureLoaded(exports, bundle, version, signal);
+  const out = call(exports, 'okf_review_closure', encoder.encode(JSON.stringify({ requirement })));
+  if (out.status !== 0) throw moduleError(out.bytes);
+  return { ...JSON.parse(decoder.decode(out.bytes)), binding };
 }
 
 /** Whether this browser can run WebAssembly at all (the module itself loads on first use). */

@@ -176,6 +176,18 @@ export function requirementReview(r) {
       : null);
 }
 
+/**
+ * "Review this branch" (the reviewer's page, web/reviewer.js), on pages that offer it
+ * (`handlers.review`), for a package in the richer profile (the one that shows a branch's
+ * review); its visually hidden words name the branch.
+ */
+function reviewButton(r, review) {
+  const button = el('button', { type: 'button', class: 'small secondary review-branch', 'data-requirement': r.id },
+    'Review this branch', el('span', { class: 'govuk-visually-hidden', text: `: ${requirementLabel(r)}` }));
+  button.addEventListener('click', () => review(r, button));
+  return el('p', { class: 'review-branch-row' }, button);
+}
+
 /** A missing id in words: a declared gap's or record's label, else what it is. */
 const missingName = (id, labels) => labels.get(id) ?? 'a required record that is not in the package';
 
@@ -958,7 +970,7 @@ function requirementIds(list) {
     el('ul', { id: 'requirement-ids', class: 'ids' }, list.map((r) => el('li', {}, el('span', { class: 'id-label', text: `${requirementLabel(r)} ` }), code(r.id), text(` ${r.status ?? ''}`))))];
 }
 
-function requirements(pkg, labels) {
+function requirements(pkg, labels, handlers) {
   const list = arr(pkg.requirements);
   if (!list.length) {
     return section('requirements', 'Evidence requirements', none('No declared evidence requirement applies, so completeness cannot be shown.'));
@@ -988,6 +1000,7 @@ function requirements(pkg, labels) {
       { 'data-requirement': r.id, 'data-status': met ? 'met' : 'unmet', 'data-support': state },
       el('th', { scope: 'row' }, el('span', { class: 'req-label', text: requirementLabel(r) }),
         requirementReview(r),
+        handlers?.review && pkg.profile ? reviewButton(r, handlers.review) : null,
         !shared && (r.scope || arr(r.limitations).length)
           ? el('details', { class: 'req-terms' }, el('summary', { text: 'Scope and limitations of this requirement' }), scopeOf(r))
           : null),
@@ -1473,7 +1486,7 @@ export function renderPackage(container, pkg, actions, handlers) {
   clear(container);
   if (keep) container.append(keep);
   const sections = [
-    requirements(pkg, labels),
+    requirements(pkg, labels, handlers),
     missing(pkg, labels),
     usePanel(pkg, actions, handlers),
     concepts(pkg, labels),

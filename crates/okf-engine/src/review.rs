@@ -70,6 +70,17 @@ pub fn item_digests(doc: &IndexDocument, id: &str) -> Vec<(ReviewedKind, String)
     out
 }
 
+/// The closure of the requirement `id` (the requirement itself, its `required` ids and the
+/// assertions of its `required_paths`, each once, in code-unit order): the items whose
+/// reviews decide the requirement's `review` in a richer-profile package. `None` when the
+/// index holds no requirement with that id.
+pub fn requirement_closure<'a>(doc: &'a IndexDocument, id: &str) -> Option<Vec<&'a str>> {
+    doc.requirements
+        .iter()
+        .find(|q| q.id == id)
+        .map(crate::reviewed::closure)
+}
+
 /// Every reviewable item in index order (records, assertions, requirements, gaps) with its
 /// kind and `item_sha256`.
 pub fn reviewable_items(doc: &IndexDocument) -> Vec<(&str, ReviewedKind, String)> {

@@ -80,7 +80,7 @@ fn item_label<'a>(index: &'a ContextIndex, id: &str) -> Option<&'a str> {
 
 /// The closure of a requirement: its id, its required ids and the assertions of its required
 /// paths, each once, in code-unit order.
-fn closure(req: &Requirement) -> Vec<&str> {
+pub(crate) fn closure(req: &Requirement) -> Vec<&str> {
     let mut ids: Vec<&str> = std::iter::once(req.id.as_str())
         .chain(req.required.iter().map(String::as_str))
         .chain(

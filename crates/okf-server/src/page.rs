@@ -77,7 +77,7 @@ impl Asset {
 const ASSET_CODINGS: [Coding; 2] = [Coding::Br, Coding::Gzip];
 
 /// Every asset of the two pages.
-pub(crate) static ASSETS: [Asset; 18] = [
+pub(crate) static ASSETS: [Asset; 19] = [
     Asset {
         name: "okf.wasm",
         content_type: WASM,
@@ -97,6 +97,7 @@ pub(crate) static ASSETS: [Asset; 18] = [
     Asset::new("validate.js", JS, include_str!("../../../web/validate.js")),
     Asset::new("webmcp.js", JS, include_str!("../../../web/webmcp.js")),
     Asset::new("local.js", JS, include_str!("../../../web/local.js")),
+    Asset::new("reviewer.js", JS, include_str!("../../../web/reviewer.js")),
     Asset::new("wasm.js", JS, include_str!("../../../web/wasm.js")),
     Asset::new("style.css", CSS, include_str!("../../../web/style.css")),
     Asset::new("icon.svg", SVG, include_str!("../../../web/icon.svg")),

@@ -39,6 +39,13 @@ pub extern "C" fn okf_brief(max_chars: usize) -> u32 {
     MODULE.with_borrow_mut(|m| m.brief(max_chars))
 }
 
+/// The closure of the requirement named in the input buffer, each item with its
+/// `item_sha256` (a reviewer's page): 0 = closure JSON, 1 = error JSON.
+#[unsafe(no_mangle)]
+pub extern "C" fn okf_review_closure() -> u32 {
+    MODULE.with_borrow_mut(Module::review_closure)
+}
+
 /// Address of the output of the last call.
 #[unsafe(no_mangle)]
 pub extern "C" fn okf_output_ptr() -> *const u8 {

@@ -13,6 +13,7 @@
 //! | `okf_load_index()` | index file bytes | [`IndexInfo`] JSON | error JSON |
 //! | `okf_ask()` | [`AskInput`] JSON | the package's canonical JSON | error JSON |
 //! | `okf_brief(max_chars)` | a package's JSON | its evidence brief (Markdown) | error JSON |
+//! | `okf_review_closure()` | [`ReviewClosureInput`] JSON | [`ReviewClosure`] JSON | error JSON |
 //!
 //! Error JSON has the HTTP API's shape: `{"error":{"code","message","field"?}}`.
 //!
@@ -143,6 +144,43 @@ pub struct AskInput {
     pub regime_profile: bool,
 }
 
+/// The JSON `okf_review_closure` reads.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewClosureInput {
+    /// The id of a requirement of the loaded index.
+    pub requirement: String,
+}
+
+/// One item of a requirement's closure as the loaded index holds it, for a reviewer's page.
+#[derive(Debug, Serialize)]
+pub struct ReviewItem {
+    /// The item's id (the `item` of a decision file).
+    pub id: String,
+    /// `record`, `assertion`, `requirement` or `gap`; null when the index holds no single
+    /// item with this id (a decision could not name it).
+    pub kind: Option<&'static str>,
+    /// SHA-256 of the item's canonical JSON as the index holds it (the `item_sha256` of a
+    /// decision file, the digest `okf review digest` prints); null for a restricted record
+    /// (its content is not published, so the page cannot show or bind it) and for an id
+    /// that names no single item.
+    pub item_sha256: Option<String>,
+    /// Whether the item is a restricted record.
+    pub restricted: bool,
+    /// The item itself (the JSON the digest is taken over); null when `item_sha256` is.
+    pub item: Option<Value>,
+}
+
+/// What `okf_review_closure` returns: the requirement's closure, each item once, in the
+/// engine's order (code-unit order of ids), the items whose reviews decide its `review`.
+#[derive(Debug, Serialize)]
+pub struct ReviewClosure {
+    /// The requirement asked for.
+    pub requirement: String,
+    /// The closure's items.
+    pub items: Vec<ReviewItem>,
+}
+
 /// A loaded, validated index and the digests a binding may name.
 struct Loaded {
     index: ContextIndex,
@@ -251,6 +289,93 @@ impl Module {
             Ok(okf_brief::render(package, &options)?.text.into_bytes())
         })();
         self.finish(result)
+    }
+
+    /// The closure of the requirement named by the [`ReviewClosureInput`] in the input buffer,
+    /// each item with its `item_sha256` computed by the engine over the loaded index
+    /// ([`okf_engine::review::item_digests`]). Returns 0 with [`ReviewClosure`] JSON, or 1
+    /// with error JSON.
+    pub fn review_closure(&mut self) -> u32 {
+        let bytes = std::mem::take(&mut self.input);
+        let result = self.closure_of(&bytes).and_then(|c| {
+            serde_json::to_vec(&c).map_err(|e| WasmError::Request {
+                field: "request",
+                message: e.to_string(),
+            })
+        });
+        self.finish(result)
+    }
+
+    fn closure_of(&self, bytes: &[u8]) -> Result<ReviewClosure, WasmError> {
+        use okf_engine::model::Access;
+        use okf_engine::review::{ReviewedKind, item_digests, requirement_closure};
+        let input: ReviewClosureInput =
+            serde_json::from_slice(bytes).map_err(|e| WasmError::Request {
+                field: "request",
+                message: e.to_string(),
+            })?;
+        let loaded = self.loaded.as_ref().ok_or(WasmError::NoIndex)?;
+        let doc = loaded.index.document();
+        let ids =
+            requirement_closure(doc, &input.requirement).ok_or_else(|| WasmError::Request {
+                field: "requirement",
+                message: format!(
+                    "{:?} is not a requirement of the loaded index",
+                    input.requirement
+                ),
+            })?;
+        let value = |v: Result<Value, serde_json::Error>| v.ok();
+        let items = ids
+            .into_iter()
+            .map(|id| {
+                let found = item_digests(doc, id);
+                let [(kind, digest)] = found.as_slice() else {
+                    return ReviewItem {
+                        id: id.to_owned(),
+                        kind: None,
+                        item_sha256: None,
+                        restricted: false,
+                        item: None,
+                    };
+                };
+                let record = match kind {
+                    ReviewedKind::Record => doc.records.iter().find(|r| r.id == id),
+                    _ => None,
+                };
+                let restricted = record.is_some_and(|r| r.access != Access::Public);
+                let item = match kind {
+                    _ if restricted => None,
+                    ReviewedKind::Record => record.and_then(|r| value(serde_json::to_value(r))),
+                    ReviewedKind::Assertion => doc
+                        .assertions
+                        .iter()
+                        .find(|a| a.id == id)
+                        .and_then(|a| value(serde_json::to_value(a))),
+                    ReviewedKind::Requirement => doc
+                        .requirements
+                        .iter()
+                        .find(|q| q.id == id)
+                        .and_then(|q| value(serde_json::to_value(q))),
+                    ReviewedKind::Gap => doc
+                        .gaps
+                        .iter()
+                        .flatten()
+                        .find(|g| g.id == id)
+                        .and_then(|g| value(serde_json::to_value(g))),
+                };
+                ReviewItem {
+                    id: id.to_owned(),
+                    kind: Some(kind.as_str()),
+                    item_sha256: item.is_some().then(|| digest.clone()),
+                    restricted,
+                    item,
+                }
+            })
+            .collect();
+        Ok(ReviewClosure {
+            requirement: input.requirement,
+            items,
+        })
     }
 
     fn assemble(&self, bytes: &[u8]) -> Result<Assembled, WasmError> {
@@ -476,6 +601,74 @@ mod tests {
             let expected = assemble(&full, question, &Budget::default(), Some(&binding)).unwrap();
             assert_eq!(json, expected.json, "{question}");
         }
+    }
+
+    fn call_closure(m: &mut Module, requirement: &str) -> (u32, Value) {
+        let body = serde_json::json!({ "requirement": requirement }).to_string();
+        m.input(body.len()).copy_from_slice(body.as_bytes());
+        let status = m.review_closure();
+        (status, serde_json::from_slice(m.output()).unwrap())
+    }
+
+    #[test]
+    fn a_requirement_closure_carries_the_engine_item_digests_from_the_index_or_its_projection() {
+        // The example's restricted record required by a requirement: its closure names it,
+        // but the page gets no digest and no content for it.
+        let mut doc: Value = serde_json::from_str(EXAMPLE).unwrap();
+        let restricted = "https://example.org/okf-example/evidence/staff-key-holders";
+        doc["requirements"][0]["required"]
+            .as_array_mut()
+            .unwrap()
+            .push(restricted.into());
+        let with_restricted = doc.to_string();
+        let projection =
+            okf_engine::public_projection(&ContextIndex::from_json_str(&with_restricted).unwrap())
+                .unwrap();
+        for (bytes, full) in [
+            (EXAMPLE.to_owned(), EXAMPLE),
+            (with_restricted.clone(), with_restricted.as_str()),
+            (projection, with_restricted.as_str()),
+        ] {
+            let full = ContextIndex::from_json_str(full).unwrap();
+            let index = ContextIndex::from_json_str(&bytes).unwrap();
+            let mut m = Module::default();
+            m.input(bytes.len()).copy_from_slice(bytes.as_bytes());
+            assert_eq!(m.load_index(), 0);
+            for q in &index.document().requirements {
+                let (status, out) = call_closure(&mut m, &q.id);
+                assert_eq!(status, 0, "{out}");
+                let ids: Vec<&str> = out["items"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|i| i["id"].as_str().unwrap())
+                    .collect();
+                let expected =
+                    okf_engine::review::requirement_closure(index.document(), &q.id).unwrap();
+                assert_eq!(ids, expected);
+                for item in out["items"].as_array().unwrap() {
+                    let id = item["id"].as_str().unwrap();
+                    if id == restricted {
+                        assert_eq!(item["restricted"], true);
+                        assert!(item["item_sha256"].is_null() && item["item"].is_null());
+                        continue;
+                    }
+                    // The digest of the full index (what `okf build` checks a decision against).
+                    let digests = okf_engine::review::item_digests(full.document(), id);
+                    assert_eq!(digests.len(), 1, "{id}");
+                    assert_eq!(item["item_sha256"], digests[0].1.as_str(), "{id}");
+                    assert_eq!(item["kind"], digests[0].0.as_str());
+                    assert_eq!(item["item"]["id"], id);
+                }
+            }
+        }
+        let mut m = loaded();
+        let (status, out) = call_closure(&mut m, "https://example.org/okf-example/nothing");
+        assert_eq!(status, 1);
+        assert_eq!(out["error"]["field"], "requirement");
+        let (status, out) = call_closure(&mut Module::default(), "x");
+        assert_eq!(status, 1);
+        assert_eq!(out["error"]["code"], ErrorCode::NoIndex.as_str());
     }
 
     #[test]
