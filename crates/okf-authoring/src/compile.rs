@@ -378,6 +378,9 @@ struct Compiler {
     regime_ids: Vec<String>,
 }
 
+/// Most pages one excerpt runs on past its first (a paragraph across a page break, or two).
+pub(crate) const MAX_EXCERPT_PAGES: u32 = 2;
+
 /// Fills a field from the item or its defaults.
 fn pick<T: Clone>(item: &Option<T>, default: &Option<T>, name: &'static str) -> Result<T, Rule> {
     item.clone()
@@ -457,11 +460,40 @@ impl Compiler {
             .ok_or_else(|| Rule::UnknownDocument(c.document.clone()))?
             .1;
         let page_no = c.page.ok_or(Rule::MissingField("source.page"))?;
-        let page = capture.page(page_no).ok_or_else(|| Rule::UnknownPage {
-            document: c.document.clone(),
-            page: page_no,
-        })?;
-        let text = page.text.as_str();
+        let page_text = |n: u32| {
+            capture
+                .page(n)
+                .map(|p| p.text.as_str())
+                .ok_or_else(|| Rule::UnknownPage {
+                    document: c.document.clone(),
+                    page: n,
+                })
+        };
+        // A paragraph across a page break: its pages' texts joined with one line break, so
+        // `from` and `to` are found in the joined text (`from` must be on the first page).
+        let joined;
+        let text = match c.to_page {
+            None => page_text(page_no)?,
+            Some(to_page) => {
+                let pages = Rule::ExcerptPages {
+                    page: page_no,
+                    to_page,
+                };
+                if to_page <= page_no
+                    || to_page - page_no > MAX_EXCERPT_PAGES
+                    || c.from.is_none()
+                    || c.to.is_none()
+                {
+                    return Err(pages);
+                }
+                let mut parts = Vec::new();
+                for n in page_no..=to_page {
+                    parts.push(page_text(n)?);
+                }
+                joined = parts.join("\n");
+                joined.as_str()
+            }
+        };
         let unique = |s: &str| -> Result<(usize, usize), Rule> {
             let hits = spans(text, s);
             match hits.as_slice() {
@@ -485,6 +517,17 @@ impl Compiler {
                     .map(|(_, end)| start + end)
                     .find(|&end| end >= after)
                     .ok_or_else(|| not_found(&text[start..], to))?;
+                if let Some(to_page) = c.to_page {
+                    // `from` on the first page, `to` ending on the last.
+                    let first_len = page_text(page_no)?.len();
+                    let before_last = text.len() - page_text(to_page)?.len();
+                    if start >= first_len || end <= before_last {
+                        return Err(Rule::ExcerptPages {
+                            page: page_no,
+                            to_page,
+                        });
+                    }
+                }
                 text[start..end].to_owned()
             }
             _ => return Err(Rule::ExcerptSelectors),
@@ -519,12 +562,31 @@ impl Compiler {
             (None, Some(source)) => {
                 let text = self.excerpt(source).map_err(at)?;
                 let entry = self.provenance(source, Some(&text)).map_err(at)?;
-                (text, vec![entry])
+                let mut entries = vec![entry];
+                // The excerpt's last page is cited too (its URL; the digest is the first's).
+                if let Some(to_page) = source.to_page {
+                    let last = Citation {
+                        document: source.document.clone(),
+                        page: Some(to_page),
+                        locator: source.locator.clone(),
+                        quote: None,
+                        from: None,
+                        to: None,
+                        to_page: None,
+                        literal_sha256: None,
+                    };
+                    entries.push(self.provenance(&last, None).map_err(at)?);
+                }
+                (text, entries)
             }
             _ => return Err(at(Rule::RecordText)),
         };
         for c in &r.provenance {
-            if c.quote.is_some() || c.from.is_some() || c.to.is_some() || c.literal_sha256.is_some()
+            if c.quote.is_some()
+                || c.from.is_some()
+                || c.to.is_some()
+                || c.to_page.is_some()
+                || c.literal_sha256.is_some()
             {
                 return Err(at(Rule::ExcerptSelectors));
             }

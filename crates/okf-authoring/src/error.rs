@@ -1,5 +1,6 @@
 //! The crate's one error type: every authoring error names the file, the line and the rule.
 
+use crate::compile::MAX_EXCERPT_PAGES;
 use std::fmt;
 
 /// An authoring error at a place in a profile or capture file.
@@ -58,6 +59,13 @@ pub enum Rule {
     ExcerptNotUnique(String),
     /// `quote` cannot be combined with `from`/`to`, and `from` and `to` go together.
     ExcerptSelectors,
+    /// `to_page` is not a later page of the document, or comes without `from` and `to`.
+    ExcerptPages {
+        /// The excerpt's first page.
+        page: u32,
+        /// The page named by `to_page`.
+        to_page: u32,
+    },
     /// An evidence record must cite its text (`source`), never write it (`text`).
     EvidenceText,
     /// A record needs exactly one of `text` and `source`.
@@ -150,6 +158,10 @@ impl fmt::Display for Rule {
             Rule::ExcerptNotUnique(s) => write!(
                 f,
                 "excerpt selector {s:?} occurs more than once in the page text; lengthen it"
+            ),
+            Rule::ExcerptPages { page, to_page } => write!(
+                f,
+                "to_page {to_page} must be a later page than page {page}, at most {MAX_EXCERPT_PAGES} pages on, with `from` on page {page} and `to` on page {to_page}"
             ),
             Rule::ExcerptSelectors => write!(
                 f,

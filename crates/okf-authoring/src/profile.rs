@@ -171,6 +171,9 @@ pub(crate) struct Citation {
     pub from: Option<String>,
     /// End of the excerpt (its first occurrence after `from`).
     pub to: Option<String>,
+    /// The page `to` is on, when the excerpt runs on past the end of `page` (a paragraph
+    /// across a page break): the pages' texts are joined with one line break.
+    pub to_page: Option<u32>,
     /// Optional: the copied text must hash to it.
     pub literal_sha256: Option<String>,
 }

@@ -286,6 +286,77 @@ fn a_selector_not_on_the_page_quotes_the_nearest_page_text() {
     );
 }
 
+/// The loans page split in two by a page break in the middle of the rule's sentence.
+const TWO_PAGES: &str = r#"{"document_id": "doc", "source_url": "https://x.example/doc.pdf",
+ "source_sha256": "0000000000000000000000000000000000000000000000000000000000000000",
+ "pages": [{"page": 1, "url": "https://x.example/doc.pdf#page=1", "text": "Intro. Loans last three"},
+           {"page": 2, "url": "https://x.example/doc.pdf#page=2", "text": "weeks. Loans may be renewed twice."},
+           {"page": 3, "url": "https://x.example/doc.pdf#page=3", "text": "Renewals are free."}]}"#;
+
+#[test]
+fn a_paragraph_across_a_page_break_is_one_record_citing_both_pages() {
+    let across = graph_with(
+        "page = 1, locator = \"para 2\",",
+        "page = 1, to_page = 2, locator = \"para 2\",",
+    );
+    let built = run(PROFILE, &across, TWO_PAGES).unwrap();
+    let rule = &built.index.records[1];
+    assert_eq!(rule.text, "Loans last three\nweeks.");
+    let urls: Vec<&str> = rule.provenance.iter().map(|p| p.url.as_str()).collect();
+    assert_eq!(
+        urls,
+        [
+            "https://x.example/doc.pdf#page=1",
+            "https://x.example/doc.pdf#page=2"
+        ]
+    );
+    assert_eq!(
+        rule.provenance[0].literal_sha256.as_deref(),
+        Some(okf_engine::canonical::sha256_hex(b"Loans last three\nweeks.").as_str())
+    );
+    assert_eq!(rule.provenance[1].literal_sha256, None);
+    // Without `to_page` the sentence is not on page 1 alone.
+    let e = fails(PROFILE, GRAPH, TWO_PAGES);
+    assert!(matches!(e.rule, Rule::ExcerptNotFound { .. }), "{e}");
+}
+
+#[test]
+fn to_page_must_be_a_later_page_with_from_on_the_first_and_to_on_the_last() {
+    let with = |to_page: &str, to: &str| {
+        graph_with(
+            "page = 1, locator = \"para 2\", from = \"Loans last\", to = \"weeks.\"",
+            &format!(
+                "page = 1, {to_page}locator = \"para 2\", from = \"Loans last\", to = \"{to}\""
+            ),
+        )
+    };
+    let pages = |page, to_page| Rule::ExcerptPages { page, to_page };
+    // Not a later page.
+    assert_eq!(
+        fails(PROFILE, &with("to_page = 1, ", "weeks."), TWO_PAGES).rule,
+        pages(1, 1)
+    );
+    // `to` ends on page 3's side of the excerpt only when it is on page 3: here it is on page 2.
+    assert_eq!(
+        fails(PROFILE, &with("to_page = 3, ", "weeks."), TWO_PAGES).rule,
+        pages(1, 3)
+    );
+    // A quote cannot run across pages.
+    let quoted = graph_with(
+        "page = 1, locator = \"para 2\", from = \"Loans last\", to = \"weeks.\"",
+        "page = 1, to_page = 2, locator = \"para 2\", quote = \"three\"",
+    );
+    let e = fails(PROFILE, &quoted, TWO_PAGES);
+    assert_eq!(e.rule, pages(1, 2));
+    assert!(
+        e.to_string().contains("must be a later page than page 1"),
+        "{e}"
+    );
+    // A page the capture does not hold.
+    let e = fails(PROFILE, &with("to_page = 3, ", "free."), &TWO_PAGES.replace(",\n           {\"page\": 3, \"url\": \"https://x.example/doc.pdf#page=3\", \"text\": \"Renewals are free.\"}", ""));
+    assert!(matches!(e.rule, Rule::UnknownPage { page: 3, .. }), "{e}");
+}
+
 #[test]
 fn excerpt_selectors_combine_only_as_documented() {
     let e = fails(
