@@ -3,7 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use crate::common::{Server, okf, require_pdftotext, shared, small_pdf, stderr, stdout, temp_dir};
+use crate::common::pdf::{require_pdftotext, small_pdf};
+use crate::common::{Server, okf, shared, stderr, stdout, temp_dir};
 use serde_json::{Value, json};
 use std::path::Path;
 

@@ -4,7 +4,8 @@
 //! registry by `okf registry pin`, the bundle served with --strict and asked over HTTP.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use crate::common::{Server, okf, require_pdftotext, small_pdf, stderr, stdout, temp_dir};
+use crate::common::pdf::{require_pdftotext, small_pdf};
+use crate::common::{Server, okf, stderr, stdout, temp_dir};
 use serde_json::{Value, json};
 use std::path::Path;
 

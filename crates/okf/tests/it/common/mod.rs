@@ -1,8 +1,7 @@
 //! Helpers for tests that run the real `okf` binary and talk HTTP to `okf serve`.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-mod pdf;
-pub use pdf::{require_pdftotext, small_pdf};
+pub mod pdf;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
