@@ -21,46 +21,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 import { geminiLosses, outsideGemini } from './gemini-schema.mjs';
-import { TOOL_CALLS, WORKBENCH, dwpQuestion, dwpRegistry, startServer } from './server.mjs';
+import { TOOL_CALLS, WORKBENCH, dwpQuestion, dwpRegistry, learn, nullArguments, startServer } from './server.mjs';
 
 /** Every tool, in call order (ids flow from earlier results into later calls). */
 const ORDER = ['ask_okf', 'okf_get_context', 'okf_explain_context', 'ask_okf_manifest', 'read_okf_evidence', 'search', 'fetch', 'okf_check_answer', 'okf_workbench_case'];
 
 const MODEL = 'gemini-2.5-flash';
 const ENDPOINT = `https://generativelanguage.googleapis.com/v1beta/models/${MODEL}:generateContent`;
-
-/** Takes the ids later calls need from a tool's structured result. */
-function learn(ctx, toolName, structured) {
-  if (toolName === 'ask_okf') {
-    assert.equal(structured.schema, 'okf-governed-context.v1');
-    assert.ok(structured.selected.length > 0, 'the question selects records');
-    ctx.contextId = structured.context_id;
-    ctx.recordId = structured.selected[0].record.id;
-    ctx.recordText = structured.selected[0].record.text;
-    ctx.evidenceStatus = structured.evidence_status;
-  } else if (toolName === 'search') {
-    assert.equal(structured.results[0].id, `${ctx.contextId}#package`);
-    ctx.firstRecordResult = structured.results[1].id;
-  }
-}
-
-/** `plain` with every property of `schema` present, the ones it does not give null (recursively into the objects and arrays of objects it gives). */
-function nullArguments(schema, plain) {
-  const objectOf = (s) => (s?.type === 'object' ? s : s?.anyOf?.find((m) => m.type === 'object'));
-  const shape = (s, value) => {
-    if (Array.isArray(value)) {
-      const items = s?.items ?? s?.anyOf?.find((m) => m.type === 'array')?.items;
-      return value.map((v) => shape(items, v));
-    }
-    const obj = objectOf(s);
-    return obj?.properties && value && typeof value === 'object' ? nullArguments(obj, value) : value;
-  };
-  const out = {};
-  for (const [name, property] of Object.entries(schema.properties ?? {})) {
-    out[name] = plain?.[name] === undefined ? null : shape(property, plain[name]);
-  }
-  return out;
-}
 
 /** A Gemini generateContent response: one candidate with these parts. */
 function geminiResponse(parts) {

@@ -1,6 +1,7 @@
 // Starts a real `okf serve` on an ephemeral loopback port for the external-client tests, and
 // writes the DWP registry those tests use. The binary is named by OKF_BIN (run-ts.sh sets it
 // from cargo's target directory).
+import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -108,3 +109,36 @@ export const TOOL_CALLS = {
   // Listed only where a workbench is served (the DWP registry here serves one).
   okf_workbench_case: () => ({ workbench: WORKBENCH.id, case_id: WORKBENCH.caseId }),
 };
+
+/** Takes the ids later calls need from a tool's structured result. */
+export function learn(ctx, toolName, structured) {
+  if (toolName === 'ask_okf') {
+    assert.equal(structured.schema, 'okf-governed-context.v1');
+    assert.ok(structured.selected.length > 0, 'the question selects records');
+    ctx.contextId = structured.context_id;
+    ctx.recordId = structured.selected[0].record.id;
+    ctx.recordText = structured.selected[0].record.text;
+    ctx.evidenceStatus = structured.evidence_status;
+  } else if (toolName === 'search') {
+    assert.equal(structured.results[0].id, `${ctx.contextId}#package`);
+    ctx.firstRecordResult = structured.results[1].id;
+  }
+}
+
+/** `plain` with every property of `schema` present, the ones it does not give null (recursively into the objects and arrays of objects it gives): the arguments a strict-mode model sends. */
+export function nullArguments(schema, plain) {
+  const objectOf = (s) => (s?.type === 'object' ? s : s?.anyOf?.find((m) => m.type === 'object'));
+  const shape = (s, value) => {
+    if (Array.isArray(value)) {
+      const items = s?.items ?? s?.anyOf?.find((m) => m.type === 'array')?.items;
+      return value.map((v) => shape(items, v));
+    }
+    const obj = objectOf(s);
+    return obj?.properties && value && typeof value === 'object' ? nullArguments(obj, value) : value;
+  };
+  const out = {};
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    out[name] = plain?.[name] === undefined ? null : shape(property, plain[name]);
+  }
+  return out;
+}

@@ -24,46 +24,13 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import { TOOL_CALLS, WORKBENCH, dwpQuestion, dwpRegistry, startServer } from './server.mjs';
+import { TOOL_CALLS, WORKBENCH, dwpQuestion, dwpRegistry, learn, nullArguments, startServer } from './server.mjs';
 
 /** Every tool, in call order (ids flow from earlier results into later calls). */
 const ORDER = ['ask_okf', 'okf_get_context', 'okf_explain_context', 'ask_okf_manifest', 'read_okf_evidence', 'search', 'fetch', 'okf_check_answer', 'okf_workbench_case'];
 
 /** The fields each tool needs, given what earlier calls returned (the official clients' table). */
 const PLAIN = TOOL_CALLS;
-
-/** Takes the ids later calls need from a tool's structured result. */
-function learn(ctx, toolName, structured) {
-  if (toolName === 'ask_okf') {
-    assert.equal(structured.schema, 'okf-governed-context.v1');
-    assert.ok(structured.selected.length > 0, 'the question selects records');
-    ctx.contextId = structured.context_id;
-    ctx.recordId = structured.selected[0].record.id;
-    ctx.recordText = structured.selected[0].record.text;
-    ctx.evidenceStatus = structured.evidence_status;
-  } else if (toolName === 'search') {
-    assert.equal(structured.results[0].id, `${ctx.contextId}#package`);
-    ctx.firstRecordResult = structured.results[1].id;
-  }
-}
-
-/** `plain` with every property of `schema` present, the ones it does not give null (recursively into objects and arrays of objects it gives). */
-function strictArguments(schema, plain) {
-  const objectOf = (s) => (s?.type === 'object' ? s : s?.anyOf?.find((m) => m.type === 'object'));
-  const shape = (s, value) => {
-    if (Array.isArray(value)) {
-      const items = s?.items ?? s?.anyOf?.find((m) => m.type === 'array')?.items;
-      return value.map((v) => shape(items, v));
-    }
-    const obj = objectOf(s);
-    return obj?.properties && value && typeof value === 'object' ? strictArguments(obj, value) : value;
-  };
-  const out = {};
-  for (const [name, property] of Object.entries(schema.properties ?? {})) {
-    out[name] = plain?.[name] === undefined ? null : shape(property, plain[name]);
-  }
-  return out;
-}
 
 /** What OpenAI strict mode (and strict_schemas.py) requires of a schema, as a list of violations. */
 const KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'anyOf', 'description', 'pattern', 'minimum', 'maximum', 'minItems', 'maxItems']);
@@ -165,13 +132,13 @@ for (const served of BUNDLES) {
             }
           });
           await t.test(`${name}: invoked with strict-shaped arguments returns a non-error result`, async () => {
-            const args = strictArguments(schemas[name], PLAIN[name](ctx));
+            const args = nullArguments(schemas[name], PLAIN[name](ctx));
             if (LANGCHAIN_CALL_KNOWN.has(name)) {
               // Known failure (see LANGCHAIN_CALL_KNOWN): `budget: null` refused by LangChain's own validation.
               assert.equal(args.budget, null);
               await assert.rejects(tool.invoke(args), /did not match expected schema/, `${name} accepts budget: null now: remove it from LANGCHAIN_CALL_KNOWN`);
               // The other shape the served schema allows, a budget of nulls, passes and is called.
-              args.budget = strictArguments(schemas[name].properties.budget.anyOf.find((m) => m.type === 'object'), {});
+              args.budget = nullArguments(schemas[name].properties.budget.anyOf.find((m) => m.type === 'object'), {});
             }
             // A result with isError makes the adapter throw a ToolException.
             const content = await tool.invoke(args);
@@ -209,7 +176,7 @@ for (const served of BUNDLES) {
         const next = () => {
           const name = expected[step];
           step += 1;
-          return name ? { toolCallId: `call-${step}`, toolName: name, input: JSON.stringify(strictArguments(schemas[name], PLAIN[name](ctx))) } : null;
+          return name ? { toolCallId: `call-${step}`, toolName: name, input: JSON.stringify(nullArguments(schemas[name], PLAIN[name](ctx))) } : null;
         };
         const { model, sentTools } = makeModel(next);
         const result = await generateText({

@@ -638,6 +638,70 @@ mod hospital {
         ContextIndex::from_json_str(&built.json).unwrap()
     }
 
+    /// The hospital case with `expected.review` set from `review` (JSON).
+    fn case_requiring(review: Value) -> okf_eval::Case {
+        let path = root().join("profiles/dwp-hospital/eval/case.json");
+        let mut case: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        case["expected"]["review"] = review;
+        okf_eval::Case::from_slice(case.to_string().as_bytes()).unwrap()
+    }
+
+    /// Stage R of the hospital case on `built`, as `okf eval` runs it.
+    fn review_stage(built: &Built, review: Value) -> okf_eval::Stage {
+        let index = loaded(built);
+        let binding = okf_eval::raw_binding(&index, built.json.as_bytes());
+        let run = okf_eval::run_case(
+            &index,
+            &case_requiring(review),
+            &Budget::default(),
+            &binding,
+        )
+        .unwrap();
+        let stage = run.assessment.stage(okf_eval::StageId::R).unwrap().clone();
+        assert_eq!(run.assessment.stages.len(), 9, "A to H, then R");
+        stage
+    }
+
+    #[test]
+    fn an_eval_case_can_require_a_branch_approved_by_a_specialist() {
+        let plain = build(&profile(), &[]);
+        let reviewed = build(&profile(), &decisions(&plain.index));
+        let common = format!("{B}{COMMON}");
+        let approved = serde_json::json!({"approved": [common]});
+        // With the decisions: the chapter 18 branch reads approved.
+        let stage = review_stage(&reviewed, approved.clone());
+        assert!(stage.status.passed(), "{stage:?}");
+        assert_eq!(stage.checks[0].id, format!("review-approved:{common}"));
+        // Without them the same case fails at stage R only, saying what the package holds.
+        let stage = review_stage(&plain, approved);
+        assert!(!stage.status.passed());
+        assert_eq!(stage.checks[0].actual, Some(Value::Null));
+        // Every requirement approved: the other branches are not.
+        let stage = review_stage(
+            &reviewed,
+            serde_json::json!({"every_requirement_approved": true}),
+        );
+        assert!(!stage.status.passed());
+        let not_approved = stage.checks[0].actual.as_ref().unwrap()["not_approved"]
+            .as_array()
+            .unwrap()
+            .clone();
+        assert!(not_approved.contains(&Value::from(format!("{B}{IS}"))));
+        assert!(!not_approved.contains(&Value::from(common)));
+    }
+
+    #[test]
+    fn a_case_without_a_review_requirement_has_the_eight_stages_only() {
+        let plain = build(&profile(), &[]);
+        let index = loaded(&plain);
+        let binding = okf_eval::raw_binding(&index, plain.json.as_bytes());
+        let path = root().join("profiles/dwp-hospital/eval/case.json");
+        let case = okf_eval::Case::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        let run = okf_eval::run_case(&index, &case, &Budget::default(), &binding).unwrap();
+        assert_eq!(run.assessment.stages.len(), 8);
+        assert!(run.assessment.stage(okf_eval::StageId::R).is_none());
+    }
+
     #[test]
     fn the_package_shows_the_chapter_18_branch_approved_and_the_refusal_with_its_reason() {
         let plain = build(&profile(), &[]);

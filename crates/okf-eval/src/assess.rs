@@ -34,6 +34,9 @@ pub enum StageId {
     G,
     /// `answerability`: outcome, requirement declarations, missing items, sufficiency.
     H,
+    /// `review`: the specialist review a case requires (only when it requires one; never part
+    /// of [`StageId::ALL`], the reference's eight).
+    R,
 }
 
 impl StageId {
@@ -60,6 +63,7 @@ impl StageId {
             StageId::F => "F",
             StageId::G => "G",
             StageId::H => "H",
+            StageId::R => "R",
         }
     }
 
@@ -74,6 +78,7 @@ impl StageId {
             StageId::F => "provenance",
             StageId::G => "boundaries",
             StageId::H => "answerability",
+            StageId::R => "review",
         }
     }
 
@@ -172,13 +177,24 @@ pub struct Stage {
 pub struct Assessment {
     /// The case id.
     pub case_id: String,
-    /// `passed` when all eight stages passed.
+    /// `passed` when every stage passed.
     pub status: Status,
-    /// The eight stages, A to H.
+    /// The eight stages, A to H, then R when the case requires review.
     pub stages: Vec<Stage>,
 }
 
 impl Assessment {
+    /// Adds a stage after the others; the status then includes it.
+    pub(crate) fn push_stage(&mut self, id: StageId, checks: Vec<Check>) {
+        self.stages.push(Stage {
+            id,
+            label: id.label(),
+            status: Status::from_bool(checks.iter().all(|c| c.status.passed())),
+            checks,
+        });
+        self.status = Status::from_bool(self.stages.iter().all(|s| s.status.passed()));
+    }
+
     /// A stage by id.
     pub fn stage(&self, id: StageId) -> Option<&Stage> {
         self.stages.iter().find(|s| s.id == id)

@@ -151,6 +151,24 @@ pub struct Expected {
     /// Requirements that must be insufficient with at least these missing ids (stage H).
     #[serde(default)]
     pub requirement_missing: Vec<ExpectedRequirementMissing>,
+    /// Specialist review the package must carry (stage R, additive): checked on the package
+    /// in the richer profile, where each requirement says how much of it is approved.
+    #[serde(default)]
+    pub review: Option<ExpectedReview>,
+}
+
+/// `expected.review`: which requirements a specialist must have approved as a whole (every
+/// item of the requirement's closure approved, none stale). Review never changes the evidence
+/// status, so this is checked apart from it, in its own stage.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedReview {
+    /// Requirements that must read `approved`.
+    #[serde(default)]
+    pub approved: Vec<String>,
+    /// Every requirement the package assesses must read `approved`.
+    #[serde(default)]
+    pub every_requirement_approved: bool,
 }
 
 /// A required source (spec §1.2 `sources`, §0.5).

@@ -36,6 +36,7 @@ mod draft;
 mod error;
 pub mod lint;
 pub mod report;
+mod review;
 pub mod self_check;
 
 pub use assess::{Assessment, Check, Stage, StageId, Status, assess};
@@ -50,7 +51,9 @@ pub use lint::{
 pub use self_check::{SelfCheckReport, self_check};
 
 use okf_engine::canonical::sha256_hex;
-use okf_engine::{Assembled, Binding, Budget, ContextIndex, assemble};
+use okf_engine::{
+    AssembleOptions, Assembled, Binding, Budget, ContextIndex, assemble, assemble_with_options,
+};
 use serde_json::Value;
 
 /// The binding a case run records (spec §3 step 5): `bundle.source_url` and the SHA-256 of the
@@ -112,7 +115,23 @@ pub fn run_case(
         Some(binding),
         &format!("case {}", case.id),
     )?;
-    let assessment = assess(&package, case, index, Some(&binding.index_sha256));
+    let mut assessment = assess(&package, case, index, Some(&binding.index_sha256));
+    if let Some(review) = &case.expected.review {
+        let options = AssembleOptions {
+            regime_profile: true,
+            ..AssembleOptions::default()
+        };
+        let context = format!("case {} (review)", case.id);
+        let reviewed =
+            assemble_with_options(index, &case.question, budget, Some(binding), &options)
+                .map_err(|e| EvalError::engine(&context, e))?;
+        let reviewed: Value =
+            serde_json::from_str(&reviewed.json).map_err(|e| EvalError::Package {
+                context,
+                message: e.to_string(),
+            })?;
+        assessment.push_stage(StageId::R, review::checks(&reviewed, review));
+    }
     Ok(CaseRun {
         assessment,
         context_id: assembled.context_id,
