@@ -6,14 +6,14 @@ use crate::error::{Error, Rule, line_of};
 use crate::origin::{Origin, Origins};
 use crate::profile::{
     AssertionDecl, AssertionProvenance, Citation, ComposeDecl, Defaults, DocumentDecl, IndexDecl,
-    ItemDefaults, RecordDecl, RequirementDecl,
+    ItemDefaults, MAX_EXCERPT_PAGES, RecordDecl, RequirementDecl, vocabulary_from,
 };
 use crate::review::{ReviewFile, StaleReview};
 use crate::{ProfileFile, sha256_hex};
 use okf_engine::ContextIndex;
 use okf_engine::model::{
     Access, Assertion, ContextGuard, Gap, IndexDocument, PathSpec, Provenance, Record, RecordKind,
-    Regime, Requirement, Vocabulary,
+    Regime, Requirement,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 use toml::Spanned;
@@ -233,15 +233,6 @@ pub fn build_reviewed(
     })
 }
 
-/// The index's `vocabulary` from the declared neutral words: sorted (UTF-16 code-unit order)
-/// and each once, so authors may list them in any order; `None` when no file declares any.
-pub(crate) fn vocabulary_from(neutral: Option<Vec<String>>) -> Option<Vocabulary> {
-    let mut neutral = neutral?;
-    neutral.sort_by(|a, b| okf_engine::canonical::cmp_utf16(a, b));
-    neutral.dedup();
-    Some(Vocabulary { neutral })
-}
-
 fn is_vocabulary_error(e: &okf_engine::Error) -> bool {
     matches!(e, okf_engine::Error::Index { path, .. } if path.starts_with("vocabulary"))
 }
@@ -377,9 +368,6 @@ struct Compiler {
     /// Declared regime ids.
     regime_ids: Vec<String>,
 }
-
-/// Most pages one excerpt runs on past its first (a paragraph across a page break, or two).
-pub(crate) const MAX_EXCERPT_PAGES: u32 = 2;
 
 /// Fills a field from the item or its defaults.
 fn pick<T: Clone>(item: &Option<T>, default: &Option<T>, name: &'static str) -> Result<T, Rule> {

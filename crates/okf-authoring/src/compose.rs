@@ -128,7 +128,7 @@ pub(crate) fn onto(
         schema: profile.schema,
         scope: decl.scope.clone(),
         // A word neutral in either part is neutral in the composed index.
-        vocabulary: crate::compile::vocabulary_from(match (base.vocabulary, profile.vocabulary) {
+        vocabulary: crate::profile::vocabulary_from(match (base.vocabulary, profile.vocabulary) {
             (None, None) => None,
             (b, p) => Some(b.into_iter().chain(p).flat_map(|v| v.neutral).collect()),
         }),

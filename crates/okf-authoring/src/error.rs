@@ -1,6 +1,6 @@
 //! The crate's one error type: every authoring error names the file, the line and the rule.
 
-use crate::compile::MAX_EXCERPT_PAGES;
+use crate::profile::MAX_EXCERPT_PAGES;
 use std::fmt;
 
 /// An authoring error at a place in a profile or capture file.

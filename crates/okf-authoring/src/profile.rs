@@ -3,7 +3,9 @@
 //! Every table is closed (`deny_unknown_fields`), so a misspelt key is an error with its line.
 //! Items are wrapped in [`Spanned`] so later rules can name the line of the offending item.
 
-use okf_engine::model::{Access, Alias, AssertionStatus, Authority, Bundle, RecordKind};
+use okf_engine::model::{
+    Access, Alias, AssertionStatus, Authority, Bundle, RecordKind, Vocabulary,
+};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -263,4 +265,16 @@ pub(crate) struct RequirementDecl {
     pub limitations: Option<Vec<String>>,
     /// The regime (route) the requirement belongs to.
     pub regime: Option<String>,
+}
+
+/// Most pages one excerpt runs on past its first (a paragraph across a page break, or two).
+pub(crate) const MAX_EXCERPT_PAGES: u32 = 2;
+
+/// The index's `vocabulary` from the declared neutral words: sorted (UTF-16 code-unit order)
+/// and each once, so authors may list them in any order; `None` when no file declares any.
+pub(crate) fn vocabulary_from(neutral: Option<Vec<String>>) -> Option<Vocabulary> {
+    let mut neutral = neutral?;
+    neutral.sort_by(|a, b| okf_engine::canonical::cmp_utf16(a, b));
+    neutral.dedup();
+    Some(Vocabulary { neutral })
 }

@@ -2,8 +2,9 @@
 //! (issue 45): SHA-256 of the item's canonical JSON as the index holds it, so any change to
 //! the item makes an earlier decision stale.
 
+use crate::canonical::cmp_utf16;
 use crate::canonical::sha256_hex;
-use crate::model::IndexDocument;
+use crate::model::{IndexDocument, Requirement};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -75,10 +76,7 @@ pub fn item_digests(doc: &IndexDocument, id: &str) -> Vec<(ReviewedKind, String)
 /// reviews decide the requirement's `review` in a richer-profile package. `None` when the
 /// index holds no requirement with that id.
 pub fn requirement_closure<'a>(doc: &'a IndexDocument, id: &str) -> Option<Vec<&'a str>> {
-    doc.requirements
-        .iter()
-        .find(|q| q.id == id)
-        .map(crate::reviewed::closure)
+    doc.requirements.iter().find(|q| q.id == id).map(closure)
 }
 
 /// Every reviewable item in index order (records, assertions, requirements, gaps) with its
@@ -144,4 +142,21 @@ pub fn reviews_current(doc: &IndexDocument) -> Vec<bool> {
             _ => false,
         })
         .collect()
+}
+
+/// The closure of a requirement: its id, its required ids and the assertions of its required
+/// paths, each once, in code-unit order.
+pub(crate) fn closure(req: &Requirement) -> Vec<&str> {
+    let mut ids: Vec<&str> = std::iter::once(req.id.as_str())
+        .chain(req.required.iter().map(String::as_str))
+        .chain(
+            req.required_paths
+                .iter()
+                .flatten()
+                .flat_map(|p| p.assertions.iter().map(String::as_str)),
+        )
+        .collect();
+    ids.sort_unstable_by(|a, b| cmp_utf16(a, b));
+    ids.dedup();
+    ids
 }

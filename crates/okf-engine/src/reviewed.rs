@@ -11,6 +11,7 @@ use crate::canonical::{Sink, cmp_utf16, write_str, write_u64};
 use crate::index::ContextIndex;
 use crate::model::{Requirement, Review, ReviewDecision};
 use crate::pass::Pass;
+use crate::review::closure;
 use std::collections::HashSet;
 
 /// At most this many refused items are listed per requirement (the count is always whole).
@@ -76,23 +77,6 @@ fn item_label<'a>(index: &'a ContextIndex, id: &str) -> Option<&'a str> {
         .chain(doc.gaps.iter().flatten().map(|g| (&g.id, &g.label)))
         .find(|(i, _)| i.as_str() == id)
         .map(|(_, l)| l.as_str())
-}
-
-/// The closure of a requirement: its id, its required ids and the assertions of its required
-/// paths, each once, in code-unit order.
-pub(crate) fn closure(req: &Requirement) -> Vec<&str> {
-    let mut ids: Vec<&str> = std::iter::once(req.id.as_str())
-        .chain(req.required.iter().map(String::as_str))
-        .chain(
-            req.required_paths
-                .iter()
-                .flatten()
-                .flat_map(|p| p.assertions.iter().map(String::as_str)),
-        )
-        .collect();
-    ids.sort_unstable_by(|a, b| cmp_utf16(a, b));
-    ids.dedup();
-    ids
 }
 
 /// Counts over a set of closure items.
