@@ -423,10 +423,10 @@ async function openReviewer(body, response, requirement, button) {
   reviewer.append(el('p', {}, back), el('h2', { id: 'reviewer-heading', tabindex: '-1', text: 'Review this branch' }), note);
   reviewer.querySelector('#reviewer-heading').focus();
   try {
-    if (version === undefined) throw new ApiError({ status: 0, code: 'unknown_version', message: 'The bundle version of this package is not known to the page.' });
+    if (version === undefined) throw new ApiError({ status: 0, code: CONTRACT.error_codes.unknown_version, message: 'The bundle version of this package is not known to the page.' });
     const closure = await reviewClosure(body.bundle, version, requirement.id);
     if (closure.binding?.index_sha256 !== pkg.binding?.index_sha256) {
-      throw new ApiError({ status: 0, code: 'binding_mismatch', message: 'The served index is not the one this package is bound to; ask again, then review.' });
+      throw new ApiError({ status: 0, code: CONTRACT.error_codes.binding_mismatch, message: 'The served index is not the one this package is bound to; ask again, then review.' });
     }
     renderReviewer(reviewer, { requirement, closure, labels: labelsOf(pkg), onBack: () => closeReviewer(button) });
     reviewer.querySelector('#reviewer-heading')?.focus();
