@@ -38,7 +38,10 @@ from google.adk.tools.mcp_tool import McpToolset, StreamableHTTPConnectionParams
 from google.genai import types
 from google.genai._mcp_utils import mcp_to_gemini_tool
 
-from strict_schemas import list_tools
+# The sibling module is imported from the tree: no bytecode cache is written beside it, so
+# the test leaves the checkout as it found it.
+sys.dont_write_bytecode = True
+from strict_schemas import list_tools  # noqa: E402
 
 ORDER = ["ask_okf", "okf_get_context", "okf_explain_context", "ask_okf_manifest", "read_okf_evidence",
          "search", "fetch", "okf_check_answer", "okf_workbench_case"]
