@@ -21,10 +21,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 import { geminiLosses, outsideGemini } from './gemini-schema.mjs';
-import { TOOL_CALLS, WORKBENCH, dwpQuestion, dwpRegistry, learn, nullArguments, startServer } from './server.mjs';
+import { SERVED_BUNDLES, TOOL_CALLS, TOOL_ORDER, WORKBENCH, learn, nullArguments, startServer } from './server.mjs';
 
 /** Every tool, in call order (ids flow from earlier results into later calls). */
-const ORDER = ['ask_okf', 'okf_get_context', 'okf_explain_context', 'ask_okf_manifest', 'read_okf_evidence', 'search', 'fetch', 'okf_check_answer', 'okf_workbench_case'];
 
 const MODEL = 'gemini-2.5-flash';
 const ENDPOINT = `https://generativelanguage.googleapis.com/v1beta/models/${MODEL}:generateContent`;
@@ -39,12 +38,8 @@ function geminiResponse(parts) {
   return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
 }
 
-const BUNDLES = [
-  { bundle: 'example', args: () => [], question: 'How do I borrow books?', workbench: false },
-  { bundle: 'okf-dwp', args: () => ['--registry', dwpRegistry({ workbench: true })], question: dwpQuestion(), workbench: true },
-];
 
-for (const served of BUNDLES) {
+for (const served of SERVED_BUNDLES) {
   describe(`bundle ${served.bundle}`, () => {
     let server;
     let mcpUrl;
@@ -62,7 +57,7 @@ for (const served of BUNDLES) {
       } finally {
         await client.close();
       }
-      expected = ORDER.filter((n) => served.workbench || n !== 'okf_workbench_case');
+      expected = TOOL_ORDER.filter((n) => served.workbench || n !== 'okf_workbench_case');
       assert.deepEqual(Object.keys(schemas).sort(), [...expected].sort(), 'the tools listed are the ones this test calls');
     });
     after(() => server?.stop());

@@ -142,3 +142,12 @@ export function nullArguments(schema, plain) {
   }
   return out;
 }
+
+/** Every tool, in the order the strict and Gemini host tests call them. */
+export const TOOL_ORDER = ['ask_okf', 'okf_get_context', 'okf_explain_context', 'ask_okf_manifest', 'read_okf_evidence', 'search', 'fetch', 'okf_check_answer', 'okf_workbench_case'];
+
+/** The two served setups the host tests run on: the embedded example, and DWP with a workbench. */
+export const SERVED_BUNDLES = [
+  { bundle: 'example', args: () => [], question: 'How do I borrow books?', workbench: false },
+  { bundle: 'okf-dwp', args: () => ['--registry', dwpRegistry({ workbench: true })], question: dwpQuestion(), workbench: true },
+];

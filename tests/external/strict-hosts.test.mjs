@@ -24,10 +24,9 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import { TOOL_CALLS, WORKBENCH, dwpQuestion, dwpRegistry, learn, nullArguments, startServer } from './server.mjs';
+import { SERVED_BUNDLES, TOOL_CALLS, TOOL_ORDER, WORKBENCH, learn, nullArguments, startServer } from './server.mjs';
 
 /** Every tool, in call order (ids flow from earlier results into later calls). */
-const ORDER = ['ask_okf', 'okf_get_context', 'okf_explain_context', 'ask_okf_manifest', 'read_okf_evidence', 'search', 'fetch', 'okf_check_answer', 'okf_workbench_case'];
 
 /** The fields each tool needs, given what earlier calls returned (the official clients' table). */
 const PLAIN = TOOL_CALLS;
@@ -70,12 +69,8 @@ function strictViolations(schema, at = '', out = []) {
 const LANGCHAIN_SCHEMA_KNOWN = new Set(['ask_okf', 'okf_explain_context', 'ask_okf_manifest', 'read_okf_evidence', 'okf_check_answer', 'okf_workbench_case']);
 const LANGCHAIN_CALL_KNOWN = new Set(['ask_okf', 'ask_okf_manifest', 'read_okf_evidence']);
 
-const BUNDLES = [
-  { bundle: 'example', args: () => [], question: 'How do I borrow books?', workbench: false },
-  { bundle: 'okf-dwp', args: () => ['--registry', dwpRegistry({ workbench: true })], question: dwpQuestion(), workbench: true },
-];
 
-for (const served of BUNDLES) {
+for (const served of SERVED_BUNDLES) {
   describe(`bundle ${served.bundle}`, () => {
     let server;
     let mcpUrl;
@@ -92,7 +87,7 @@ for (const served of BUNDLES) {
       try {
         const { tools } = await client.listTools();
         schemas = Object.fromEntries(tools.map((t) => [t.name, t.inputSchema]));
-        expected = ORDER.filter((n) => served.workbench || n !== 'okf_workbench_case');
+        expected = TOOL_ORDER.filter((n) => served.workbench || n !== 'okf_workbench_case');
         assert.deepEqual(Object.keys(schemas).sort(), [...expected].sort(), 'the tools listed are the ones this test calls');
         for (const name of expected) assert.deepEqual(strictViolations(schemas[name], name), [], `${name} is strict as served`);
         sdkCtx = { bundle: served.bundle, question: served.question };
